@@ -1,0 +1,100 @@
+"""The exceptions tactful raises.
+
+Every error carries a short stable ``code`` (``"T0xx"``) so that callers, logs and
+tests can tell errors apart without parsing messages. The CLI turns any
+:class:`TactfulError` into one line on stderr and an exit code; nothing prints a
+traceback at a user for a user's mistake.
+
+Exception tree::
+
+    TactfulError
+    ├── ConfigError                 bad argument, option or setting   (exit 2)
+    │   └── UnknownNameError        unknown moderator / data set / split name
+    ├── DataError                   a data set is missing or malformed (exit 2)
+    │   └── MissingDataError        a file a data set needs is not there
+    ├── ModelError                  model files missing, corrupt or wrong hash
+    └── BackendError                a moderator backend failed at run time
+        ├── RateLimitedError        remote answered 429
+        ├── RemoteTimeoutError      remote did not answer in time
+        └── RemoteResponseError     remote answered 5xx or a malformed body
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "BackendError",
+    "ConfigError",
+    "DataError",
+    "MissingDataError",
+    "ModelError",
+    "RateLimitedError",
+    "RemoteResponseError",
+    "RemoteTimeoutError",
+    "TactfulError",
+    "UnknownNameError",
+]
+
+
+class TactfulError(Exception):
+    """Base class of every error tactful raises on purpose."""
+
+    code = "T000"
+    exit_code = 1
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {super().__str__()}"
+
+
+class ConfigError(TactfulError, ValueError):
+    code = "T010"
+    exit_code = 2
+
+
+class UnknownNameError(ConfigError, KeyError):
+    """A name that is not registered; the message lists the known names."""
+
+    code = "T011"
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
+        self.kind, self.name, self.known = kind, name, sorted(known)
+        super().__init__(
+            f"Unknown {kind} {name!r}. Known {kind}s: {', '.join(self.known) or '(none)'}."
+        )
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return f"[{self.code}] {self.args[0]}"
+
+
+class DataError(TactfulError):
+    code = "T020"
+    exit_code = 2
+
+
+class MissingDataError(DataError, FileNotFoundError):
+    """A data file is missing; the message names the folder and the file."""
+
+    code = "T021"
+
+
+class ModelError(TactfulError):
+    code = "T030"
+    exit_code = 3
+
+
+class BackendError(TactfulError):
+    code = "T040"
+    exit_code = 4
+
+
+class RateLimitedError(BackendError):
+    code = "T041"
+
+
+class RemoteTimeoutError(BackendError):
+    code = "T042"
+
+
+class RemoteResponseError(BackendError):
+    code = "T043"

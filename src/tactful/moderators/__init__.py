@@ -1,0 +1,1 @@
+"""Shipped moderators; importing this package registers them by name."""
