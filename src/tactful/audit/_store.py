@@ -1,0 +1,440 @@
+"""The result store: every (moderator, text) answer kept once, in SQLite.
+
+A moderator's answer is written to the store, and committed, before the caller
+sees it. A crash, a ``Ctrl-C`` or a ``SIGKILL`` therefore loses at most the
+batch in flight, and a re-run asks the moderator only for texts it has never
+answered. This matters most for remote moderators, where an answer costs money
+and time.
+
+Answers are keyed by ``(moderator_key, text_sha256)``:
+
+- ``moderator_key`` is the SHA-256 of the canonical JSON of the moderator's
+  ``{"name", "version", "config"}``, so a moderator with another threshold,
+  model file or version gets its own answers;
+- ``text_sha256`` is the SHA-256 of the UTF-8 text, so the store never needs to
+  hold the text itself (the stored answer may still quote it in ``raw``).
+
+The store also keeps *derived* values (identity tags, bootstrap tables,
+figures) under a namespace and a key of the caller's choice, so that a second
+identical audit recomputes nothing expensive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from .._types import Analysis, Span
+from ..errors import BackendError, ConfigError, DataError
+
+__all__ = ["ResultStore", "analysis_from_json", "analysis_to_json", "moderator_key", "text_sha256"]
+
+#: Bumped when the tables change shape; an older or newer store is refused.
+SCHEMA_VERSION = 1
+
+# SQLite caps the number of ``?`` parameters per statement (32,766 since 3.32,
+# 999 before); 900 keeps every build happy.
+_CHUNK = 900
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderators (
+    moderator_key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS answers (
+    moderator_key TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    analysis TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (moderator_key, text_sha256)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS derived (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (namespace, key)
+) WITHOUT ROWID;
+"""
+
+
+def _canonical_json(value: Any) -> str:
+    # Sorted keys and fixed separators: equal values give equal bytes, hence equal keys.
+    return json.dumps(
+        _jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` made of JSON types only (mappings → dict, sequences → list, paths → str)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        # JSON has no NaN/inf; None is the only honest stand-in.
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_jsonable(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    if isinstance(value, PathLike):
+        return str(value)
+    if hasattr(value, "item"):  # numpy scalars
+        return _jsonable(value.item())
+    return str(value)
+
+
+def text_sha256(text: str) -> str:
+    """Hex SHA-256 of the UTF-8 bytes of ``text``."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def moderator_key(moderator: Any) -> str:
+    """Hex SHA-256 of the canonical JSON of ``{name, version, config}`` of ``moderator``."""
+    return hashlib.sha256(_canonical_json(_identity(moderator)).encode("utf-8")).hexdigest()
+
+
+def _identity(moderator: Any) -> dict[str, Any]:
+    try:
+        return {
+            "name": str(moderator.name),
+            "version": str(moderator.version),
+            "config": _jsonable(moderator.config()),
+        }
+    except AttributeError as exc:
+        raise ConfigError(
+            f"{moderator!r} is not a Moderator: it needs .name, .version and .config() ({exc})."
+        ) from None
+
+
+def analysis_to_json(analysis: Analysis) -> str:
+    """The JSON text the store keeps for ``analysis``: ``to_dict()`` plus ``raw``."""
+    record = analysis.to_dict()
+    record["raw"] = _jsonable(analysis.raw)
+    return _canonical_json(record)
+
+
+def analysis_from_json(text: str) -> Analysis:
+    """Rebuild the :class:`~tactful.Analysis` written by :func:`analysis_to_json`."""
+    d = json.loads(text)
+    return Analysis(
+        flagged=d["flagged"],
+        scores=d["scores"],
+        spans=tuple(Span(s["start"], s["end"], s["label"], s["score"]) for s in d["spans"]),
+        jailbreak=d["jailbreak"],
+        delicate=d["delicate"],
+        flags=d["flags"],
+        raw=d.get("raw") or {},
+    )
+
+
+class ResultStore:
+    """SQLite store of moderator answers and derived values.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The database file; created (with its parent folder) when missing.
+    timeout : float, default 30.0
+        Seconds to wait for another process's write lock before giving up.
+
+    Notes
+    -----
+    The database runs in WAL mode, so readers never block the writer and a
+    killed writer leaves every committed batch intact. Each :meth:`put_many`
+    is one transaction.
+
+    Examples
+    --------
+    >>> store = ResultStore("out/store.sqlite")          # doctest: +SKIP
+    >>> answers = store.analyze_cached(mod, texts)       # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | PathLike[str], *, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self._known_moderators: set[str] = set()
+        if self.path.exists() and self.path.is_dir():
+            raise ConfigError(f"The result store path {self.path} is a folder; give a file path.")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"Cannot create the folder of the result store {self.path}: {exc}.") from None
+        with self._translate():
+            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL is durable against a killed process (not against power loss) in WAL mode.
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            elif row[0] != str(SCHEMA_VERSION):
+                raise DataError(
+                    f"The result store {self.path} has schema version {row[0]}; this tactful "
+                    f"reads version {SCHEMA_VERSION}. Use another --store file."
+                )
+
+    # -- plumbing -----------------------------------------------------------------
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        """Turn sqlite3 failures into one-line tactful errors."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            msg = str(exc)
+            if "locked" in msg or "busy" in msg:
+                raise DataError(
+                    f"The result store {self.path} is locked by another process "
+                    f"(waited {self.timeout:g} s); wait for it to finish or use another --store."
+                ) from exc
+            if isinstance(exc, sqlite3.OperationalError) and "unable to open" in msg:
+                raise ConfigError(f"Cannot open the result store {self.path}: {msg}.") from exc
+            raise DataError(
+                f"The result store {self.path} is not a readable tactful SQLite database "
+                f"({msg}); move it away or use another --store."
+            ) from exc
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+            self._conn = None  # type: ignore[assignment]
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResultStore({str(self.path)!r})"
+
+    def _remember(self, moderator: Any) -> str:
+        key = moderator_key(moderator)
+        if key not in self._known_moderators:
+            ident = _identity(moderator)
+            with self._translate():
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO moderators(moderator_key, name, version, config) "
+                    "VALUES (?, ?, ?, ?)",
+                    (key, ident["name"], ident["version"], _canonical_json(ident["config"])),
+                )
+            self._known_moderators.add(key)
+        return key
+
+    # -- answers ------------------------------------------------------------------
+
+    def _get_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        unique = sorted(set(hashes))
+        with self._translate():
+            for i in range(0, len(unique), _CHUNK):
+                chunk = unique[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT text_sha256, analysis FROM answers "
+                    f"WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                    (key, *chunk),
+                )
+                found.update(rows)
+        return found
+
+    def get_many(self, moderator: Any, texts: Sequence[str]) -> dict[int, Analysis]:
+        """The stored answers of ``moderator`` for ``texts``.
+
+        Returns
+        -------
+        dict of int to Analysis
+            Index into ``texts`` → stored answer; texts never answered are absent.
+        """
+        key = moderator_key(moderator)
+        hashes = [text_sha256(t) for t in texts]
+        found = self._get_by_hash(key, hashes)
+        decoded: dict[str, Analysis] = {}
+        out: dict[int, Analysis] = {}
+        for i, h in enumerate(hashes):
+            if h in found:
+                if h not in decoded:
+                    decoded[h] = self._decode(found[h])
+                out[i] = decoded[h]
+        return out
+
+    def _decode(self, text: str) -> Analysis:
+        try:
+            return analysis_from_json(text)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError(
+                f"The result store {self.path} holds an unreadable answer ({exc}); "
+                "move it away or use another --store."
+            ) from None
+
+    def put_many(self, moderator: Any, texts: Sequence[str], analyses: Sequence[Analysis]) -> None:
+        """Store ``analyses[i]`` as the answer of ``moderator`` to ``texts[i]``, in one commit.
+
+        An existing answer for the same (moderator, text) is kept: answers are
+        written once.
+        """
+        if len(texts) != len(analyses):
+            raise ConfigError(
+                f"put_many needs one analysis per text. Got {len(texts)} texts and "
+                f"{len(analyses)} analyses."
+            )
+        key = self._remember(moderator)
+        now = time.time()
+        rows = [(key, text_sha256(t), analysis_to_json(a), now) for t, a in zip(texts, analyses)]
+        with self._translate():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(
+                    "INSERT OR IGNORE INTO answers(moderator_key, text_sha256, analysis, created) "
+                    "VALUES (?, ?, ?, ?)",
+                    rows,
+                )
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def count(self, moderator: Any | None = None) -> int:
+        """Number of stored answers (of ``moderator`` only, when given)."""
+        with self._translate():
+            if moderator is None:
+                (n,) = self._conn.execute("SELECT COUNT(*) FROM answers").fetchone()
+            else:
+                (n,) = self._conn.execute(
+                    "SELECT COUNT(*) FROM answers WHERE moderator_key = ?", (moderator_key(moderator),)
+                ).fetchone()
+        return int(n)
+
+    def analyze_cached(
+        self,
+        moderator: Any,
+        texts: Sequence[str],
+        batch_size: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Analysis]:
+        """``moderator.analyze(texts)``, asking the moderator only for unanswered texts.
+
+        Each text is sent at most once (duplicates in ``texts`` share one
+        answer) and each batch is committed to the store before the next one
+        starts, so an interrupted call resumes where it stopped.
+
+        Parameters
+        ----------
+        moderator : Moderator
+        texts : sequence of str
+        batch_size : int, default 64
+            Texts per ``analyze`` call and per commit.
+        progress : callable, optional
+            Called with the number of texts just completed (stored answers are
+            reported at once, then each computed batch).
+
+        Returns
+        -------
+        list of Analysis
+            One answer per input text, in order.
+
+        Raises
+        ------
+        BackendError
+            When the moderator returns the wrong number of answers.
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(
+                f"The 'batch_size' parameter of analyze_cached must be an int >= 1. "
+                f"Got {batch_size!r} instead."
+            )
+        key = self._remember(moderator)
+        hashes = [text_sha256(t) for t in texts]
+        found = self._get_by_hash(key, hashes)
+        answers: dict[str, Analysis] = {h: self._decode(v) for h, v in found.items()}
+        # First occurrence of each missing text, in input order: deterministic batches.
+        missing: dict[str, str] = {}
+        for h, t in zip(hashes, texts):
+            if h not in answers and h not in missing:
+                missing[h] = t
+        if progress is not None:
+            progress(len(texts) - sum(1 for h in hashes if h in missing))
+        todo = list(missing.items())
+        # Remaining occurrences per hash, so that progress counts input texts, not unique ones.
+        occurrences: dict[str, int] = {}
+        for h in hashes:
+            if h in missing:
+                occurrences[h] = occurrences.get(h, 0) + 1
+        for i in range(0, len(todo), batch_size):
+            batch = todo[i : i + batch_size]
+            batch_texts = [t for _, t in batch]
+            result = list(moderator.analyze(batch_texts))
+            if len(result) != len(batch_texts):
+                raise BackendError(
+                    f"Moderator {getattr(moderator, 'name', moderator)!r} returned {len(result)} "
+                    f"answers for {len(batch_texts)} texts."
+                )
+            self.put_many(moderator, batch_texts, result)
+            # Hand back what was stored (JSON round trip), so that a fresh answer and a
+            # cached one are equal objects (tuples in ``raw`` become lists either way).
+            for (h, _), a in zip(batch, result):
+                answers[h] = analysis_from_json(analysis_to_json(a))
+            if progress is not None:
+                progress(sum(occurrences[h] for h, _ in batch))
+        return [answers[h] for h in hashes]
+
+    # -- derived values -----------------------------------------------------------
+
+    def get_derived(self, namespace: str, keys: Sequence[str]) -> dict[str, Any]:
+        """Stored derived values of ``namespace`` for ``keys`` (absent keys left out)."""
+        found: dict[str, Any] = {}
+        unique = sorted(set(keys))
+        with self._translate():
+            for i in range(0, len(unique), _CHUNK):
+                chunk = unique[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT key, value FROM derived WHERE namespace = ? AND key IN ({marks})",
+                    (namespace, *chunk),
+                )
+                for k, v in rows:
+                    try:
+                        found[k] = json.loads(v)
+                    except ValueError as exc:
+                        raise DataError(
+                            f"The result store {self.path} holds an unreadable derived value "
+                            f"({exc}); move it away or use another --store."
+                        ) from None
+        return found
+
+    def put_derived(self, namespace: str, values: Mapping[str, Any]) -> None:
+        """Store JSON-able ``values`` (key → value) under ``namespace`` in one commit."""
+        now = time.time()
+        rows = [(namespace, k, _canonical_json(v), now) for k, v in values.items()]
+        with self._translate():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO derived(namespace, key, value, created) VALUES (?, ?, ?, ?)",
+                    rows,
+                )
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
