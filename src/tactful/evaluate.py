@@ -1,0 +1,287 @@
+"""Run a moderator over a labelled data set and score it.
+
+:func:`evaluate` only moves data: it loads the records, runs the moderator in
+batches, and hands plain arrays to :mod:`tactful.metrics` through :func:`score`.
+Which metrics apply follows from what the records carry:
+
+* a primary binary label (``Record.label`` not ``None``) → ``precision``,
+  ``recall``, ``f1``, ``roc_auc``, ``average_precision``;
+* a ``"jailbreak"`` entry in ``Record.labels`` (ToxicChat) → ``jailbreak_recall``;
+* gold spans (``Record.spans`` not ``None``) → ``span_f1``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ._registry import Moderator, load
+from ._types import Analysis
+from .errors import BackendError, ConfigError, DataError
+from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
+
+__all__ = ["analyze_all", "evaluate", "score"]
+
+#: Tasks whose prediction comes from a head of its own rather than the toxicity
+#: decision; a moderator without that head has no opinion on them.
+_HEAD_TASKS = ("delicate", "jailbreak")
+
+
+def _check_positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"The {name!r} parameter must be an int >= 1. Got {value!r} instead.")
+    return value
+
+
+def _prediction(analysis: Analysis, task: str, moderator: str) -> tuple[bool, float | None]:
+    """The decision and the score of ``analysis`` for ``task``."""
+    if task in _HEAD_TASKS:
+        value = getattr(analysis, task)
+        if value is None and task not in analysis.flags:
+            raise ConfigError(
+                f"Moderator {moderator!r} has no opinion on {task!r} (Analysis.{task} is None); "
+                f"use a moderator with a {task} head."
+            )
+    else:
+        value = analysis.scores.get("toxicity")
+    return bool(analysis.flags.get(task, analysis.flagged)), value
+
+
+def analyze_all(
+    moderator: Moderator,
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    progress: bool = False,
+    description: str = "analyzing",
+    task: str | None = None,
+) -> list[Analysis]:
+    """``moderator.analyze`` over ``texts`` in batches, with an optional progress bar.
+
+    Parameters
+    ----------
+    moderator : Moderator
+        Any registered or hand-built moderator.
+    texts : sequence of str
+        The texts, analyzed in order.
+    batch_size : int, default=64
+        Texts per ``analyze`` call, >= 1.
+    progress : bool, default=False
+        Show a rich progress bar on stderr.
+    description : str, default="analyzing"
+        Label of the progress bar.
+    task : str, optional
+        When given, the first batch is checked to give an opinion on this task,
+        so that a moderator without the needed head fails before the whole data
+        set is run.
+
+    Returns
+    -------
+    list of Analysis
+        One per text, in order.
+
+    Raises
+    ------
+    BackendError
+        If the moderator returns a different number of analyses than texts.
+    ConfigError
+        If ``task`` is given and the moderator has no opinion on it.
+    """
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    batch_size = _check_positive_int("batch_size", batch_size)
+    name = getattr(moderator, "name", type(moderator).__name__)
+    out: list[Analysis] = []
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not progress,
+    )
+    with bar:
+        job = bar.add_task(description, total=len(texts))
+        for start in range(0, len(texts), batch_size):
+            batch = list(texts[start : start + batch_size])
+            got = list(moderator.analyze(batch))
+            if len(got) != len(batch):
+                raise BackendError(
+                    f"Moderator {name!r} returned {len(got)} analyses for {len(batch)} texts."
+                )
+            if task is not None and start == 0:
+                for a in got:
+                    _prediction(a, task, name)
+            out.extend(got)
+            bar.advance(job, len(batch))
+    return out
+
+
+def score(
+    records: Sequence[Any], analyses: Sequence[Analysis], *, task: str, moderator: str = "?"
+) -> dict[str, Any]:
+    """The metrics that apply to ``records`` given the moderator's ``analyses``.
+
+    Parameters
+    ----------
+    records : sequence of Record
+        Labelled rows (:class:`tactful.datasets.Record`).
+    analyses : sequence of Analysis
+        One per record, in order.
+    task : str
+        The data set's task (``DatasetSpec.task``). The decision scored is
+        ``analysis.flags.get(task, analysis.flagged)``; the score is
+        ``analysis.delicate`` for ``"delicate"``, ``analysis.jailbreak`` for
+        ``"jailbreak"`` and ``analysis.scores["toxicity"]`` otherwise.
+    moderator : str, default="?"
+        Moderator name, for error messages.
+
+    Returns
+    -------
+    dict
+        ``n`` (rows that entered at least one metric) and, as they apply:
+        ``n_positive``, ``precision``, ``recall``, ``f1``, ``roc_auc``,
+        ``average_precision`` (rows whose ``label`` is ``None`` are left out;
+        ``roc_auc``/``average_precision`` are ``None`` when undefined or when the
+        moderator gives no score for some row), ``jailbreak_recall`` (rows with a
+        ``"jailbreak"`` label) and ``span_f1`` (rows with gold spans).
+
+    Raises
+    ------
+    ConfigError
+        If the moderator has no opinion on ``task``.
+    DataError
+        If no row carries a label or gold spans.
+    """
+    from .datasets import span_offsets
+
+    if len(records) != len(analyses):
+        raise BackendError(f"Got {len(analyses)} analyses for {len(records)} records.")
+    preds = [_prediction(a, task, moderator) for a in analyses]
+    out: dict[str, Any] = {}
+    scored = [r.label is not None or r.spans is not None for r in records]
+    n = sum(scored)
+    if n == 0:
+        raise DataError("No row carries a label or gold spans: nothing to score.")
+    out["n"] = n
+
+    binary = [i for i, r in enumerate(records) if r.label is not None]
+    if binary:
+        y_true = [int(records[i].label) for i in binary]
+        y_pred = [preds[i][0] for i in binary]
+        scores = [preds[i][1] for i in binary]
+        out["n_positive"] = sum(y_true)
+        out.update(precision_recall_f1(y_true, y_pred))
+        has_scores = all(s is not None for s in scores)
+        out["roc_auc"] = roc_auc(y_true, scores) if has_scores else None
+        out["average_precision"] = average_precision(y_true, scores) if has_scores else None
+
+    jail = [i for i, r in enumerate(records) if r.labels.get("jailbreak") is not None]
+    if jail:
+        # ToxicChat's JR scores the *toxicity* decision on the jailbreaking rows,
+        # whatever the data set's own task is.
+        out["jailbreak_recall"] = jailbreak_recall(
+            [analyses[i].flagged for i in jail], [int(records[i].labels["jailbreak"]) for i in jail]
+        )
+
+    spans = [i for i, r in enumerate(records) if r.spans is not None]
+    if spans:
+        out["span_f1"] = span_f1(
+            [span_offsets(records[i].spans) for i in spans],
+            [span_offsets(analyses[i].spans) for i in spans],
+        )
+    return out
+
+
+def evaluate(
+    dataset: str,
+    *,
+    moderator: str | Moderator = "builtin",
+    split: str | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    batch_size: int = 64,
+    progress: bool = False,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """Score a moderator on a labelled data set.
+
+    Parameters
+    ----------
+    dataset : str
+        Registered data set name (``tactful.datasets.dataset_names()``).
+    moderator : str or Moderator, default="builtin"
+        A registered moderator name, built with :func:`tactful.load`, or an
+        instance.
+    split : str, optional
+        Split to score; default: the data set's ``default_split`` (``"test"``
+        where there is one).
+    data_dir : path-like, optional
+        Data folder; default: ``$TACTFUL_DATA``, else ``../shared/data``.
+    batch_size : int, default=64
+        Texts per ``analyze`` call.
+    progress : bool, default=False
+        Show a rich progress bar on stderr.
+    limit : int, optional
+        Score only the first ``limit`` rows of the split, in file order (for
+        smoke runs; the figures are then not comparable with the papers').
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``dataset``, ``split``, ``task``, ``moderator``, ``n``, each
+        metric that applies (see :func:`score`) and ``moderator_config``.
+
+    Raises
+    ------
+    UnknownNameError
+        Unknown data set, split or moderator name.
+    MissingDataError
+        A file the data set needs is not in the data folder.
+    ConfigError
+        Bad parameters, or a moderator without an opinion on the data set's task.
+
+    Examples
+    --------
+    >>> evaluate("toxicchat", moderator="lexicon")  # doctest: +SKIP
+    {'dataset': 'toxicchat', 'split': 'test', 'task': 'toxicity', 'moderator': 'lexicon', 'n': 2853, ...}
+    """
+    from .datasets import get_spec, load_dataset
+
+    batch_size = _check_positive_int("batch_size", batch_size)
+    if limit is not None:
+        limit = _check_positive_int("limit", limit)
+    spec = get_spec(dataset)
+    split = spec.default_split if split is None else split
+    # Resolve the moderator before reading data: a typo in its name should not
+    # cost a data load.
+    mod = load(moderator) if isinstance(moderator, str) else moderator
+    records = load_dataset(dataset, split=split, data_dir=data_dir)
+    if limit is not None:
+        records = records[:limit]
+    analyses = analyze_all(
+        mod,
+        [r.text for r in records],
+        batch_size=batch_size,
+        progress=progress,
+        description=f"{mod.name} on {dataset}/{split}",
+        task=spec.task,
+    )
+    metrics = score(records, analyses, task=spec.task, moderator=mod.name)
+    return {
+        "dataset": dataset,
+        "split": split,
+        "task": spec.task,
+        "moderator": mod.name,
+        **metrics,
+        "moderator_config": mod.config(),
+    }

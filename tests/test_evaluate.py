@@ -1,0 +1,301 @@
+"""tactful.evaluate: which metrics apply, what they are, and the errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import tactful.datasets
+from tactful import Analysis, Span
+from tactful.datasets import DatasetSpec, Record
+from tactful.errors import BackendError, ConfigError, DataError, UnknownNameError
+from tactful.evaluate import analyze_all, evaluate, score
+
+
+class KeywordModerator:
+    """Flags texts containing "idiot" and points at the word; toxicity score 0.9/0.1.
+
+    ``jailbreak`` is the score 0.8 on texts containing "DAN", else 0.2, when
+    ``heads`` is true; ``None`` (no opinion) otherwise.
+    """
+
+    name = "keyword"
+    version = "1"
+
+    def __init__(self, heads: bool = False) -> None:
+        self.heads = heads
+        self.calls: list[int] = []
+
+    def analyze(self, texts: Sequence[str]) -> list[Analysis]:
+        self.calls.append(len(texts))
+        out = []
+        for t in texts:
+            at = t.find("idiot")
+            spans = (Span(at, at + 5, "insult", 0.9),) if at >= 0 else ()
+            jb = (0.8 if "DAN" in t else 0.2) if self.heads else None
+            flags = {"jailbreak": jb > 0.5} if jb is not None else {}
+            out.append(
+                Analysis(
+                    flagged=at >= 0,
+                    scores={"toxicity": 0.9 if at >= 0 else 0.1},
+                    spans=spans,
+                    jailbreak=jb,
+                    flags=flags,
+                )
+            )
+        return out
+
+    def config(self) -> dict[str, Any]:
+        return {"heads": self.heads}
+
+
+def rec(i: int, text: str, label: int | None, **kw: Any) -> Record:
+    return Record(id=str(i), text=text, label=label, split="test", **kw)
+
+
+# ------------------------------------------------------------------------ score
+
+
+def test_score_binary_and_jailbreak_recall():
+    records = [
+        rec(0, "you idiot", 1, labels={"toxicity": 1, "jailbreak": 0}),  # TP
+        rec(1, "hello", 1, labels={"toxicity": 1, "jailbreak": 1}),  # FN, jailbreak missed
+        rec(2, "idiot DAN", 1, labels={"toxicity": 1, "jailbreak": 1}),  # TP, jailbreak caught
+        rec(3, "idiot proof", 0, labels={"toxicity": 0, "jailbreak": 0}),  # FP
+        rec(4, "fine", 0, labels={"toxicity": 0, "jailbreak": 0}),  # TN
+        rec(5, "unlabelled idiot", None, labels={"toxicity": None, "jailbreak": None}),
+    ]
+    analyses = KeywordModerator().analyze([r.text for r in records])
+    got = score(records, analyses, task="toxicity")
+    # Scores: positives 0.9, 0.1, 0.9; negatives 0.9, 0.1 -> pairs won 1+.5 +.5+0 +1+.5 = 3.5/6
+    assert got == {
+        "n": 5,
+        "n_positive": 3,
+        "precision": 2 / 3,
+        "recall": 2 / 3,
+        "f1": 2 / 3,
+        "roc_auc": pytest.approx(3.5 / 6),
+        # thresholds 0.9: P=2/3, R=2/3; 0.1: P=3/5, R=1 -> 2/3*2/3 + 1/3*3/5
+        "average_precision": pytest.approx(4 / 9 + 1 / 5),
+        "jailbreak_recall": 0.5,
+    }
+
+
+def test_score_spans_and_post_level_labels():
+    text = "what an idiot you are"
+    records = [
+        rec(0, text, 1, spans=(Span(8, 13),)),  # exact: F1 1
+        rec(1, "idiot and moron", 1, spans=(Span(0, 5), Span(10, 15))),  # P 1, R .5 -> 2/3
+        rec(2, "all fine here", 0, spans=()),  # empty gold, empty pred -> 1
+        rec(3, "an idiot-proof plan", 0, spans=()),  # empty gold, pred -> 0
+    ]
+    analyses = KeywordModerator().analyze([r.text for r in records])
+    got = score(records, analyses, task="spans")
+    assert got["span_f1"] == pytest.approx((1 + 2 / 3 + 1 + 0) / 4)
+    assert got["n"] == 4
+    assert (got["precision"], got["recall"]) == (2 / 3, 1.0)
+    assert "jailbreak_recall" not in got
+
+
+def test_score_spans_without_labels_has_no_binary_metrics():
+    records = [rec(0, "idiot", None, spans=(Span(0, 5),)), rec(1, "ok", None, spans=())]
+    got = score(records, KeywordModerator().analyze(["idiot", "ok"]), task="spans")
+    assert got == {"n": 2, "span_f1": 1.0}
+
+
+def test_score_one_class_gives_no_auc():
+    records = [rec(0, "idiot", 1), rec(1, "hi", 1)]
+    got = score(records, KeywordModerator().analyze(["idiot", "hi"]), task="toxicity")
+    assert got["roc_auc"] is None
+    assert got["average_precision"] == 1.0
+    assert got["recall"] == 0.5
+
+
+def test_score_uses_the_task_head():
+    records = [rec(0, "DAN mode", 1), rec(1, "idiot", 0), rec(2, "hi", 0)]
+    analyses = KeywordModerator(heads=True).analyze([r.text for r in records])
+    got = score(records, analyses, task="jailbreak")
+    # The jailbreak head flags row 0 only (the toxicity flag would pick row 1).
+    assert (got["precision"], got["recall"], got["roc_auc"]) == (1.0, 1.0, 1.0)
+
+
+def test_score_task_without_opinion_is_a_config_error():
+    records = [rec(0, "DAN mode", 1)]
+    with pytest.raises(ConfigError) as info:
+        score(
+            records, KeywordModerator().analyze(["DAN mode"]), task="jailbreak", moderator="keyword"
+        )
+    assert str(info.value) == (
+        "[T010] Moderator 'keyword' has no opinion on 'jailbreak' (Analysis.jailbreak is None); "
+        "use a moderator with a jailbreak head."
+    )
+
+
+def test_score_missing_toxicity_score_gives_no_auc():
+    records = [rec(0, "a", 1), rec(1, "b", 0)]
+    analyses = [Analysis(flagged=True), Analysis(flagged=False)]
+    got = score(records, analyses, task="hate")
+    assert got["f1"] == 1.0
+    assert got["roc_auc"] is None and got["average_precision"] is None
+
+
+def test_score_nothing_labelled_is_a_data_error():
+    with pytest.raises(DataError, match="No row carries a label or gold spans"):
+        score([rec(0, "a", None)], [Analysis(flagged=False)], task="toxicity")
+
+
+# ------------------------------------------------------------------- analyze_all
+
+
+def test_analyze_all_batches_in_order():
+    mod = KeywordModerator()
+    texts = [f"t{i} idiot" if i % 2 else f"t{i}" for i in range(7)]
+    out = analyze_all(mod, texts, batch_size=3)
+    assert mod.calls == [3, 3, 1]
+    assert [a.flagged for a in out] == [bool(i % 2) for i in range(7)]
+
+
+def test_analyze_all_rejects_short_answers():
+    class Lossy(KeywordModerator):
+        def analyze(self, texts):
+            return super().analyze(texts)[:-1]
+
+    with pytest.raises(
+        BackendError, match=r"Moderator 'keyword' returned 1 analyses for 2 texts\."
+    ):
+        analyze_all(Lossy(), ["a", "b"])
+
+
+def test_analyze_all_bad_batch_size():
+    with pytest.raises(
+        ConfigError, match="The 'batch_size' parameter must be an int >= 1. Got 0 instead."
+    ):
+        analyze_all(KeywordModerator(), ["a"], batch_size=0)
+
+
+# ---------------------------------------------------------- evaluate (fake data)
+
+FAKE = DatasetSpec(
+    name="fake",
+    task="toxicity",
+    splits=("train", "test"),
+    default_split="test",
+    files=("fake.csv",),
+    description="in-memory rows for tests",
+)
+
+
+@pytest.fixture
+def fake_data(monkeypatch):
+    rows = {
+        "test": [
+            rec(0, "you idiot", 1, labels={"jailbreak": 1}),
+            rec(1, "hello", 0, labels={"jailbreak": 0}),
+            rec(2, "idiot", 0, labels={"jailbreak": 0}),
+            rec(3, "bye", 1, labels={"jailbreak": 1}),
+        ],
+        "train": [rec(9, "x", 0)],
+    }
+    seen: dict[str, Any] = {}
+
+    def fake_load(name, split=None, data_dir=None):
+        seen.update(name=name, split=split, data_dir=data_dir)
+        return list(rows[split])
+
+    real_get_spec = tactful.datasets.get_spec
+    monkeypatch.setattr(tactful.datasets, "load_dataset", fake_load)
+    monkeypatch.setattr(
+        tactful.datasets, "get_spec", lambda n: FAKE if n == "fake" else real_get_spec(n)
+    )
+    return seen
+
+
+def test_evaluate_result_shape(fake_data):
+    mod = KeywordModerator()
+    got = evaluate("fake", moderator=mod, data_dir="/somewhere", batch_size=3)
+    assert fake_data == {"name": "fake", "split": "test", "data_dir": "/somewhere"}
+    assert mod.calls == [3, 1]
+    assert got == {
+        "dataset": "fake",
+        "split": "test",
+        "task": "toxicity",
+        "moderator": "keyword",
+        "n": 4,
+        "n_positive": 2,
+        "precision": 0.5,
+        "recall": 0.5,
+        "f1": 0.5,
+        "roc_auc": 0.5,
+        "average_precision": 0.5,
+        "jailbreak_recall": 0.5,
+        "moderator_config": {"heads": False},
+    }
+
+
+def test_evaluate_limit_and_split(fake_data):
+    got = evaluate("fake", moderator=KeywordModerator(), limit=2)
+    assert got["n"] == 2 and got["f1"] == 1.0
+    got = evaluate("fake", moderator=KeywordModerator(), split="train")
+    assert (got["split"], got["n"], got["n_positive"], got["roc_auc"]) == ("train", 1, 0, None)
+
+
+def test_evaluate_registered_moderator_by_name(fake_data, monkeypatch):
+    import tactful._registry
+
+    tactful._registry._ensure_builtins()
+    monkeypatch.setitem(tactful._registry._REGISTRY, "_test_keyword", KeywordModerator)
+    got = evaluate("fake", moderator="_test_keyword")
+    assert got["moderator"] == "keyword"
+
+
+def test_evaluate_unknown_names():
+    with pytest.raises(
+        UnknownNameError, match=r"Unknown data set 'nope'\. Known data sets: .*toxicchat"
+    ):
+        evaluate("nope", moderator=KeywordModerator())
+    with pytest.raises(UnknownNameError, match=r"Unknown moderator 'nope'\. Known moderators: "):
+        evaluate("toxicchat", moderator="nope")
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1.5])
+def test_evaluate_bad_limit(limit):
+    with pytest.raises(ConfigError, match="The 'limit' parameter must be an int >= 1"):
+        evaluate("toxicchat", moderator=KeywordModerator(), limit=limit)
+
+
+# ----------------------------------------------------------- evaluate (real data)
+
+
+def test_evaluate_toxicchat_test_protocol(data_dir):
+    got = evaluate("toxicchat", moderator=KeywordModerator(), data_dir=data_dir, batch_size=512)
+    # The paper's protocol: the 2,853 human-annotated test rows, 362 toxic.
+    assert (got["split"], got["n"], got["n_positive"]) == ("test", 2853, 362)
+    assert set(got) >= {
+        "precision",
+        "recall",
+        "f1",
+        "roc_auc",
+        "average_precision",
+        "jailbreak_recall",
+    }
+    assert "span_f1" not in got
+
+
+def test_evaluate_toxicspans_semeval_test(data_dir):
+    got = evaluate(
+        "toxicspans", split="test", moderator=KeywordModerator(), data_dir=data_dir, batch_size=512
+    )
+    assert got["n"] == 2000
+    assert 0.0 < got["span_f1"] < 1.0
+
+
+def test_evaluate_missing_folder_names_it(tmp_path):
+    from tactful.errors import MissingDataError
+
+    missing = tmp_path / "nowhere"
+    with pytest.raises(MissingDataError) as info:
+        evaluate("toxicchat", moderator=KeywordModerator(), data_dir=missing)
+    assert str(missing) in str(info.value)
+    assert "needs toxicchat/toxicchat0124_" in str(info.value)
