@@ -1,0 +1,1 @@
+"""Data sets beyond the first batch (speech suppression, OpenAI, ParaDetox, TV)."""
