@@ -1,0 +1,272 @@
+"""The ``tactful`` command line: thin faces over the library.
+
+Each command parses its arguments, makes one library call and prints the
+result: a rich rendering on a terminal, or JSON on stdout with ``--json``.
+Any :class:`~tactful.errors.TactfulError` becomes one line on stderr,
+``error: <message>``, and the error's ``exit_code`` (2 for configuration and
+data errors); usage errors exit 2 as Typer/Click make them. New commands are
+added to :data:`app` with ``@app.command()`` and get the same error handling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
+
+from . import __version__
+from .errors import MissingDataError, TactfulError
+
+__all__ = ["app", "main"]
+
+
+class _TactfulGroup(TyperGroup):
+    """Runs subcommands with tactful errors turned into one line and an exit code.
+
+    Done at the group level, not per command, so that every command added to
+    :data:`app` later, in any module, gets it without a decorator to forget, and
+    so that ``CliRunner`` tests see exactly what a user sees.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TactfulError as err:
+            message = " ".join(str(err).split())  # one line, whatever the message holds
+            click.echo(f"error: {message}", err=True)
+            raise typer.Exit(err.exit_code) from None
+
+
+app = typer.Typer(
+    name="tactful",
+    cls=_TactfulGroup,
+    help="Offline, CPU-first text moderation: detect, point, audit, assist.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Locals of a crashed frame may hold user texts: never print them.
+    pretty_exceptions_show_locals=False,
+)
+
+_out = Console(highlight=False)
+_err = Console(stderr=True, highlight=False)
+
+ModeratorOpt = Annotated[
+    str,
+    typer.Option("--moderator", "-m", help="Registered moderator name (see `tactful moderators`)."),
+]
+DataDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
+        file_okay=False,
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+
+
+def _print_json(obj: Any) -> None:
+    # Plain write, not rich: rich would wrap long lines and colour the output.
+    sys.stdout.write(json.dumps(obj, indent=None, allow_nan=False) + "\n")
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def _version(value: bool) -> None:
+    if value:
+        click.echo(f"tactful {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Offline, CPU-first text moderation: detect, point, audit, assist."""
+
+
+# ----------------------------------------------------------------------- check
+
+
+@app.command()
+def check(
+    texts: Annotated[
+        list[str], typer.Argument(metavar="TEXT...", help="Texts to analyze.", show_default=False)
+    ],
+    moderator: ModeratorOpt = "builtin",
+    as_json: JsonOpt = False,
+) -> None:
+    """Analyze texts: flagged or not, top scores and toxic spans, one result per text."""
+    import tactful
+
+    analyses = tactful.load(moderator).analyze(texts)
+    if as_json:
+        _print_json([{"text": t, **a.to_dict()} for t, a in zip(texts, analyses, strict=True)])
+        return
+    for i, (text, a) in enumerate(zip(texts, analyses, strict=True), 1):
+        verdict = Text("FLAGGED", style="bold red") if a.flagged else Text("ok", style="bold green")
+        top = sorted(a.scores.items(), key=lambda kv: -kv[1])[:3]
+        extras = [f"{k} {v:.2f}" for k, v in top]
+        extras += [
+            f"{k} {v:.2f}"
+            for k, v in (("jailbreak", a.jailbreak), ("delicate", a.delicate))
+            if v is not None
+        ]
+        _out.print(Text.assemble(f"[{i}] ", verdict, "  " + " · ".join(extras) if extras else ""))
+        shown = Text(text)
+        for s in a.spans:
+            shown.stylize("bold red reverse", s.start, s.end)
+        _out.print(Text("    ") + shown)
+        for s in a.spans:
+            _out.print(
+                f"    {s.start}–{s.end} {s.label} {s.score:.2f} {text[s.start : s.end]!r}",
+                markup=False,
+            )
+
+
+# -------------------------------------------------------------------- datasets
+
+
+def _split_counts(rows: dict[str, int]) -> str:
+    return " · ".join(f"{split} {n:,}" for split, n in rows.items())
+
+
+@app.command()
+def datasets(data_dir: DataDirOpt = None, as_json: JsonOpt = False) -> None:
+    """List the data sets, whether their files are present and their rows per split."""
+    from .config import resolve_data_dir
+    from .datasets import dataset_status
+
+    folder = resolve_data_dir(data_dir)
+    if not folder.is_dir():
+        raise MissingDataError(
+            f"The data folder {os.path.abspath(folder)} does not exist. "
+            "Pass --data-dir DIR or set TACTFUL_DATA."
+        )
+    # Counting every data set parses every file (seconds): show that we are busy.
+    with _err.status("counting rows…") if sys.stderr.isatty() else contextlib.nullcontext():
+        status = dataset_status(folder)
+    if as_json:
+        _print_json(
+            [
+                {
+                    "name": spec.name,
+                    "task": spec.task,
+                    "present": present,
+                    "default_split": spec.default_split,
+                    "rows": rows,
+                    "expected_rows": dict(spec.expected_rows),
+                }
+                for spec, present, rows in status
+            ]
+        )
+        return
+    table = Table(title=f"data sets in {os.path.abspath(folder)}", title_justify="left")
+    for col in ("name", "task", "present", "rows per split", "expected"):
+        table.add_column(col)
+    for spec, present, rows in status:
+        # Both columns in the spec's split order, so that they read side by side.
+        expected = {s: spec.expected_rows[s] for s in spec.splits if s in spec.expected_rows}
+        matches = not expected or rows == expected
+        table.add_row(
+            spec.name,
+            spec.task,
+            Text("yes", style="green") if present else Text("no", style="red"),
+            Text(_split_counts(rows), style="" if matches or not present else "yellow"),
+            _split_counts(expected),
+        )
+    _out.print(table)
+
+
+# ------------------------------------------------------------------------ eval
+
+
+@app.command("eval")
+def eval_(
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            metavar="DATASET", help="Data set name (see `tactful datasets`).", show_default=False
+        ),
+    ],
+    split: Annotated[
+        str | None,
+        typer.Option(
+            help="Split to score. Default: the data set's test split.", show_default=False
+        ),
+    ] = None,
+    moderator: ModeratorOpt = "builtin",
+    data_dir: DataDirOpt = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(min=1, help="Score only the first N rows (smoke runs).", show_default=False),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a moderator on a labelled data set with the papers' metrics."""
+    from .evaluate import evaluate
+
+    result = evaluate(
+        dataset,
+        moderator=moderator,
+        split=split,
+        data_dir=data_dir,
+        limit=limit,
+        # A live bar is for people: keep pipes and CI logs clean.
+        progress=sys.stderr.isatty(),
+    )
+    if as_json:
+        _print_json(result)
+        return
+    table = Table(
+        title=f"{result['moderator']} on {result['dataset']} / {result['split']}",
+        title_justify="left",
+    )
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in result.items():
+        if key in ("dataset", "split", "moderator", "moderator_config"):
+            continue
+        table.add_row(key, _fmt(value))
+    _out.print(table)
+
+
+# ------------------------------------------------------------------ moderators
+
+
+@app.command()
+def moderators() -> None:
+    """List the registered moderator names."""
+    import tactful
+
+    for name in tactful.available():
+        click.echo(name)
+
+
+def main() -> None:
+    """Entry point of the ``tactful`` script and ``python -m tactful``."""
+    app(prog_name="tactful")
