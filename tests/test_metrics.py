@@ -76,9 +76,18 @@ def test_prf_matches_sklearn(seed, zero_division):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"y_true": [0, 2], "y_pred": [0, 1]}, "The 'y_true' parameter must hold only 0/1 or booleans. Got"),
-        ({"y_true": [0, 1], "y_pred": [0, 1, 1]}, "Inputs must have the same length. Got y_true=2, y_pred=3."),
-        ({"y_true": [0, None], "y_pred": [0, 1]}, "The 'y_true' parameter must hold only 0/1 or booleans."),
+        (
+            {"y_true": [0, 2], "y_pred": [0, 1]},
+            "The 'y_true' parameter must hold only 0/1 or booleans. Got",
+        ),
+        (
+            {"y_true": [0, 1], "y_pred": [0, 1, 1]},
+            "Inputs must have the same length. Got y_true=2, y_pred=3.",
+        ),
+        (
+            {"y_true": [0, None], "y_pred": [0, 1]},
+            "The 'y_true' parameter must hold only 0/1 or booleans.",
+        ),
         (
             {"y_true": [0], "y_pred": [0], "zero_division": 0.5},
             "The 'zero_division' parameter must be 0.0, 1.0 or nan. Got 0.5 instead.",
@@ -188,7 +197,7 @@ def test_span_f1_semeval_example_cases():
     # "stupid example" (10..23, 14 offsets): |G & P| = 6, P = 6/14, R = 6/12 -> 12/26.
     assert span_f1([gold], [range(10, 24)]) == pytest.approx(12 / 26)
     # Disjoint prediction scores 0.
-    assert span_f1([gold], [range(0, 4)]) == 0.0
+    assert span_f1([gold], [range(4)]) == 0.0
     # Nothing predicted on a toxic post scores 0.
     assert span_f1([gold], [[]]) == 0.0
 
@@ -220,7 +229,9 @@ def test_span_f1_errors():
         span_f1([], [])
     with pytest.raises(ConfigError, match="Inputs must have the same length. Got gold=1, pred=2."):
         span_f1([[1]], [[1], [2]])
-    with pytest.raises(ConfigError, match=r"pred\[0\] must be an iterable of int character offsets"):
+    with pytest.raises(
+        ConfigError, match=r"pred\[0\] must be an iterable of int character offsets"
+    ):
         span_f1([[1]], [None])
 
 
@@ -255,7 +266,7 @@ def test_bootstrap_matches_a_hand_rolled_percentile_bootstrap():
 def test_bootstrap_interval_contains_point_and_narrows_with_confidence():
     y = np.array([1, 0] * 30)
     p = np.array([1, 0, 0, 0] * 15)  # recall 0.5
-    recall = lambda t, q: precision_recall_f1(t, q)["recall"]  # noqa: E731
+    recall = lambda t, q: precision_recall_f1(t, q)["recall"]
     wide = bootstrap_ci(recall, y, p, confidence=0.99, seed=0)
     narrow = bootstrap_ci(recall, y, p, confidence=0.5, seed=0)
     assert wide.point == 0.5
@@ -285,7 +296,10 @@ def test_bootstrap_skips_undefined_resamples():
     ("kwargs", "message"),
     [
         ({"n_resamples": 0}, "The 'n_resamples' parameter must be an int >= 1. Got 0 instead."),
-        ({"confidence": 1.0}, "The 'confidence' parameter must be a float in (0, 1). Got 1.0 instead."),
+        (
+            {"confidence": 1.0},
+            "The 'confidence' parameter must be a float in (0, 1). Got 1.0 instead.",
+        ),
     ],
 )
 def test_bootstrap_bad_parameters(kwargs, message):

@@ -46,12 +46,18 @@ __all__ = [
 def _binary(name: str, values: ArrayLike) -> NDArray[np.int8]:
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ConfigError(f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead.")
+        raise ConfigError(
+            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
+        )
     if arr.size and arr.dtype == object:
-        raise ConfigError(f"The {name!r} parameter must hold only 0/1 or booleans. Got dtype object instead.")
+        raise ConfigError(
+            f"The {name!r} parameter must hold only 0/1 or booleans. Got dtype object instead."
+        )
     if arr.size and not np.isin(arr, (0, 1)).all():
         bad = arr[~np.isin(arr, (0, 1))][0]
-        raise ConfigError(f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead.")
+        raise ConfigError(
+            f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead."
+        )
     return arr.astype(np.int8)
 
 
@@ -61,9 +67,13 @@ def _scores(name: str, values: ArrayLike) -> NDArray[np.float64]:
     except (TypeError, ValueError):
         raise ConfigError(f"The {name!r} parameter must be an array of finite floats.") from None
     if arr.ndim != 1:
-        raise ConfigError(f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead.")
+        raise ConfigError(
+            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
+        )
     if not np.isfinite(arr).all():
-        raise ConfigError(f"The {name!r} parameter must be an array of finite floats. Got a NaN or inf.")
+        raise ConfigError(
+            f"The {name!r} parameter must be an array of finite floats. Got a NaN or inf."
+        )
     return arr
 
 
@@ -79,10 +89,14 @@ def _zero_division(value: float) -> float:
     # Same choices as scikit-learn minus "warn": a metric that is undefined on the
     # given data is a policy decision, stated by the caller, never a silent warning.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"The 'zero_division' parameter must be 0.0, 1.0 or nan. Got {value!r} instead.")
+        raise ConfigError(
+            f"The 'zero_division' parameter must be 0.0, 1.0 or nan. Got {value!r} instead."
+        )
     value = float(value)
     if not (math.isnan(value) or value in (0.0, 1.0)):
-        raise ConfigError(f"The 'zero_division' parameter must be 0.0, 1.0 or nan. Got {value!r} instead.")
+        raise ConfigError(
+            f"The 'zero_division' parameter must be 0.0, 1.0 or nan. Got {value!r} instead."
+        )
     return value
 
 
@@ -474,9 +488,17 @@ def bootstrap_ci(
     True
     """
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise ConfigError(f"The 'n_resamples' parameter must be an int >= 1. Got {n_resamples!r} instead.")
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise ConfigError(f"The 'confidence' parameter must be a float in (0, 1). Got {confidence!r} instead.")
+        raise ConfigError(
+            f"The 'n_resamples' parameter must be an int >= 1. Got {n_resamples!r} instead."
+        )
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not 0 < confidence < 1
+    ):
+        raise ConfigError(
+            f"The 'confidence' parameter must be a float in (0, 1). Got {confidence!r} instead."
+        )
     if not arrays:
         raise ConfigError("bootstrap_ci needs at least one array.")
     rows = [_rows(i, a) for i, a in enumerate(arrays)]
