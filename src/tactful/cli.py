@@ -129,7 +129,10 @@ def check(
         return
     for i, (text, a) in enumerate(zip(texts, analyses, strict=True), 1):
         verdict = Text("FLAGGED", style="bold red") if a.flagged else Text("ok", style="bold green")
-        top = sorted(a.scores.items(), key=lambda kv: -kv[1])[:3]
+        # The toxicity score always, then the strongest other categories above 0.
+        ranked = sorted(a.scores.items(), key=lambda kv: -kv[1])
+        top = [(k, v) for k, v in ranked if k == "toxicity"]
+        top += [(k, v) for k, v in ranked if k != "toxicity" and v > 0][: 3 - len(top)]
         extras = [f"{k} {v:.2f}" for k, v in top]
         extras += [
             f"{k} {v:.2f}"
