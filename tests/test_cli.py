@@ -168,6 +168,17 @@ def test_eval_table_and_limit(data_dir):
     assert "│ n " in result.stdout and " 25 │" in result.stdout
 
 
+def test_eval_wrong_data_folder(tmp_path):
+    missing = tmp_path / "elsewhere"
+    result = runner.invoke(app, ["eval", "toxicspans", "-m", "_idiot", "--data-dir", str(missing)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "error: [T021] Data set 'toxicspans' needs toxicspans/semeval2021/tsd_train.csv, "
+        f"but the data folder {missing} does not exist. Pass --data-dir or set TACTFUL_DATA.\n"
+    )
+
+
 def test_eval_unknown_split(data_dir):
     result = runner.invoke(
         app, ["eval", "toxicchat", "--split", "val", "-m", "_idiot", "--data-dir", str(data_dir)]

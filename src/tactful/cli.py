@@ -123,7 +123,10 @@ def check(
     """Analyze texts: flagged or not, top scores and toxic spans, one result per text."""
     import tactful
 
-    analyses = tactful.load(moderator).analyze(texts)
+    from .evaluate import analyze_all
+
+    # analyze_all checks that the moderator answers once per text.
+    analyses = analyze_all(tactful.load(moderator), texts)
     if as_json:
         _print_json([{"text": t, **a.to_dict()} for t, a in zip(texts, analyses, strict=True)])
         return
