@@ -265,7 +265,14 @@ def evaluate(
     # Resolve the moderator before reading data: a typo in its name should not
     # cost a data load.
     mod = load(moderator) if isinstance(moderator, str) else moderator
-    records = load_dataset(dataset, split=split, data_dir=data_dir)
+    if progress:
+        # Parsing the larger data sets takes seconds before the first batch runs.
+        from rich.console import Console
+
+        with Console(stderr=True).status(f"loading {dataset}/{split}…"):
+            records = load_dataset(dataset, split=split, data_dir=data_dir)
+    else:
+        records = load_dataset(dataset, split=split, data_dir=data_dir)
     if limit is not None:
         records = records[:limit]
     analyses = analyze_all(
