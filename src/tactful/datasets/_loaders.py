@@ -244,7 +244,8 @@ def semeval_spans_records(src: Source, rel: str, split: str) -> list[Record]:
         description=(
             "SemEval-2021 Task 5 toxic spans: tsd_train / tsd_trial (dev) / tsd_test. Offsets become "
             "spans labelled 'toxic' (contiguous runs); offsets past the end of the text are dropped "
-            "and counted in meta['offsets_out_of_range']. label = 1 iff the post has a span."
+            "and counted in meta['offsets_out_of_range'] (none in the shipped files). "
+            "label = 1 iff the post has a span."
         ),
         expected_rows={"train": 7939, "dev": 690, "test": 2000},
     )
@@ -358,17 +359,20 @@ DAVIDSON = "davidson/labeled_data.csv"
 )
 def _davidson(src: Source) -> Table:
     df = src.read_csv(DAVIDSON, ["count", "hate_speech", "offensive_language", "neither", "class", "tweet"])
-    idcol = df.columns[0]  # unnamed row id written by pandas
+    ids = next(iter(df.values()))  # the file's unnamed first column: a row id
+    classes = df["class"]
+    tweets = df["tweet"]
     vote_cols = ("count", "hate_speech", "offensive_language", "neither")
+    vote_lists = [df[k] for k in vote_cols]
     out = []
-    for i in range(len(df)):
-        cls = src.binary(DAVIDSON, i, df["class"].iat[i], {"0": 0, "1": 1, "2": 2})
+    for i in range(len(tweets)):
+        cls = src.binary(DAVIDSON, i, classes[i], {"0": 0, "1": 1, "2": 2})
         try:
-            votes = {k: int(df[k].iat[i]) for k in vote_cols}
+            votes = {k: int(col[i]) for k, col in zip(vote_cols, vote_lists, strict=True)}
         except ValueError:
             raise src.error(DAVIDSON, "vote counts are not integers", i) from None
         out.append(
-            Record(df[idcol].iat[i], df["tweet"].iat[i], int(cls in (0, 1)), "all",
+            Record(ids[i], tweets[i], int(cls in (0, 1)), "all",
                    {"hate": int(cls == 0), "offensive": int(cls == 1)}, meta={"class": cls, **votes})
         )
     return Table(out, {"all": _rows(len(out))})

@@ -128,7 +128,7 @@ def rater_gold_spans(
     -------
     tuple of Span
     """
-    if text_length <= 0 or n_raters <= 0:
+    if text_length <= 0 or n_raters <= 0 or not any(rater_spans):
         return ()
     labels = list(RATER_SPAN_TYPES.values())
     index = {lab: i for i, lab in enumerate(labels)}

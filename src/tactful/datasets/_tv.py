@@ -1,0 +1,1 @@
+"""TV synopses (placeholder)."""
