@@ -67,7 +67,7 @@ def test_names_are_sorted_and_cover_the_brief():
     names = dataset_names()
     assert names == sorted(names)
     assert set(README_ROWS) <= set(names)
-    assert {"detexd_counterfactuals", "paradetox"} <= set(names)
+    assert {"detexd_counterfactuals", "paradetox", "tv_synopses"} <= set(names)
     assert "holistic_bias" not in names  # a vocabulary, not a labelled data set
 
 
@@ -463,3 +463,20 @@ def test_holistic_descriptors(data_dir):
     axes = load_holistic_descriptors(data_dir)
     assert len(axes) == 13 and sum(map(len, axes.values())) == 583
     assert axes["ability"][:3] == ["Deaf", "hard-of-hearing", "hearing-impaired"]
+
+
+def test_tv_synopses(data_dir):
+    recs = load_dataset("tv_synopses", data_dir=data_dir)
+    first = recs[0]
+    assert first.id == "tt0673989"
+    assert first.text.startswith("The struggling Shady Rest Hotel is further jeopardized")
+    assert dict(first.meta) == {"show": "Petticoat Junction", "rating": "TV-PG", "file": "episodes_df1.csv"}
+    assert (first.label, dict(first.labels)) == (0, {"pg_ok": 1, "pg13_ok": 1})
+    assert sum(r.label for r in recs) == 2036
+    assert sum(r.meta["show"] is not None for r in recs) == 13376
+    assert all(r.label == 1 - r.labels["pg13_ok"] for r in recs)
+    assert all(r.meta["rating"] not in ("", "Not Rated", "Unrated", "Approved") and r.text.strip() for r in recs)
+    tv14 = [r for r in recs if r.meta["rating"] == "TV-14"]
+    assert tv14 and all(dict(r.labels) == {"pg_ok": 0, "pg13_ok": 1} and r.label == 0 for r in tv14)
+    lgbt = [r for r in recs if "lgbt" in r.groups]
+    assert len(lgbt) == 1119 and all("lgbt" in r.sub_identities for r in lgbt)
