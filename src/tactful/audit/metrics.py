@@ -1,0 +1,662 @@
+"""Identity-related speech-suppression metrics (Anigboro et al., 2024).
+
+"Identity-related Speech Suppression in Generative AI Content Moderation" measures
+how much more often a moderator wrongly flags text about an identity group than
+text in general. For a data set with ground truth :math:`y` (1 = violating) and
+moderator flags :math:`\\hat y`, and a group :math:`i`:
+
+.. math::
+
+    \\mathrm{FPR} = P(\\hat y = 1 \\mid y = 0), \\qquad
+    i\\text{-FPR} = P(\\hat y = 1 \\mid y = 0, \\text{text about } i), \\qquad
+    \\text{suppression}_i = \\frac{i\\text{-FPR}}{\\mathrm{FPR}}.
+
+For moderators that return scores, the score of a text is its largest category
+score, and the score version of suppression is the median score of the group's
+non-violating texts over the median score of all non-violating texts. A value
+above 1 means the group's speech is suppressed more than speech in general.
+
+Confidence intervals are percentile bootstrap intervals: the *whole* data set (all
+rows, violating or not) is resampled with replacement at its own size, the ratio
+recomputed for every group, 1,000 times by default, with a seeded
+:func:`numpy.random.default_rng`.
+
+Conventions used throughout:
+
+* "true negatives" (``n_tn``) follows the paper's usage: the texts whose ground
+  truth is *not violating* (what the FPR's denominator counts), whether or not the
+  moderator flagged them.
+* Undefined values are ``pandas.NA`` in nullable ``Float64``/``Int64`` columns, never
+  a sentinel number: a group with no true negatives has no i-FPR, i-median, ratio or
+  interval; a data set whose FPR (or median score) is 0 gives no ratios.
+* Bad input (different lengths, labels other than 0/1, unknown group names) raises
+  :class:`~tactful.errors.ConfigError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence, Sized
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from ..errors import ConfigError, UnknownNameError
+from ..identity import GROUPS
+
+__all__ = [
+    "OPENAI_FLAG_THRESHOLDS",
+    "fpr",
+    "max_category_score",
+    "normalize_by_thresholds",
+    "score_suppression_table",
+    "suppression_table",
+    "worst_group",
+]
+
+#: OpenAI moderation's per-category flagging thresholds as the paper estimated them
+#: (``reference_results/OpenAI_flagging_bounds.csv``, ``lower_bound``: the highest
+#: score the API did not flag), for :func:`normalize_by_thresholds`. Both spellings
+#: of the category names the API has used are listed.
+OPENAI_FLAG_THRESHOLDS: dict[str, float] = {
+    "harassment": 0.4399948716,
+    "harassment/threatening": 0.309992075,
+    "harassment_threatening": 0.309992075,
+    "hate": 0.3999980688,
+    "hate/threatening": 0.1097287461,
+    "hate_threatening": 0.1097287461,
+    "self-harm": 0.3982075751,
+    "self-harm/instructions": 0.1191066876,
+    "self-harm/intent": 0.2746550441,
+    "self_harm": 0.3982075751,
+    "self_harm_instructions": 0.1191066876,
+    "self_harm_intent": 0.2746550441,
+    "sexual": 0.5297676921,
+    "sexual/minors": 0.3199166358,
+    "sexual_minors": 0.3199166358,
+    "violence": 0.5799996257,
+    "violence/graphic": 0.7088294625,
+    "violence_graphic": 0.7088294625,
+}
+
+FLAG_COLUMNS = ("group", "n", "n_tn", "n_fp", "i_fpr", "fpr", "ratio", "ratio_low", "ratio_high")
+SCORE_COLUMNS = ("group", "n", "n_tn", "i_median", "median", "ratio", "ratio_low", "ratio_high")
+
+# Resample-matrix cells per chunk of the score bootstrap (about 16 MB of int32).
+_CHUNK_CELLS = 4_000_000
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _binary(name: str, values: ArrayLike) -> NDArray[np.bool_]:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ConfigError(
+            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
+        )
+    if arr.size and (arr.dtype == object or not np.isin(arr, (0, 1)).all()):
+        bad = next((v for v in arr.tolist() if v not in (0, 1)), arr[0])
+        raise ConfigError(
+            f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead."
+        )
+    return arr.astype(bool)
+
+
+def _floats(name: str, values: ArrayLike) -> NDArray[np.float64]:
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"The {name!r} parameter must be an array of floats.") from None
+    if arr.ndim != 1:
+        raise ConfigError(
+            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
+        )
+    if np.isinf(arr).any():
+        raise ConfigError(f"The {name!r} parameter must not hold infinite values.")
+    return arr
+
+
+def _same_length(**arrays: Sized) -> int:
+    lengths = {k: len(v) for k, v in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
+        raise ConfigError(f"The parameters must have the same length. Got {shown}.")
+    return next(iter(lengths.values()))
+
+
+def _bootstrap_args(n_resamples: int, confidence: float) -> None:
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or n_resamples < 0
+    ):
+        raise ConfigError(
+            f"The 'n_resamples' parameter must be an int >= 0. Got {n_resamples!r} instead."
+        )
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not 0 < confidence < 1
+    ):
+        raise ConfigError(
+            f"The 'confidence' parameter must be a float in (0, 1). Got {confidence!r} instead."
+        )
+
+
+def _membership(groups: Sequence[Iterable[str]], group_names: Sequence[str]) -> NDArray[np.bool_]:
+    """Row × group indicator matrix; every label must be one of ``group_names``."""
+    if isinstance(group_names, str) or not len(group_names):
+        raise ConfigError("The 'group_names' parameter must be a non-empty sequence of names.")
+    names = list(group_names)
+    if len(set(names)) != len(names):
+        raise ConfigError(f"The 'group_names' parameter has duplicates: {names}.")
+    column = {g: j for j, g in enumerate(names)}
+    if isinstance(groups, str):
+        raise ConfigError(
+            "The 'groups' parameter must be a sequence of group collections, not a str."
+        )
+    matrix = np.zeros((len(groups), len(names)), dtype=bool)
+    for i, row in enumerate(groups):
+        if isinstance(row, str):
+            raise ConfigError(
+                f"The 'groups' parameter must hold collections of group names; got the str {row!r} at "
+                f"position {i}."
+            )
+        try:
+            labels = list(row)
+        except TypeError:
+            raise ConfigError(
+                f"The 'groups' parameter must hold collections of group names. Got "
+                f"{type(row).__name__} at position {i}."
+            ) from None
+        for label in labels:
+            j = column.get(label)
+            if j is None:
+                raise UnknownNameError("identity group", str(label), names)
+            matrix[i, j] = True
+    return matrix
+
+
+def _float_column(values: Sequence[float | None]) -> pd.arrays.FloatingArray:
+    return pd.array(
+        [None if v is None or math.isnan(v) else float(v) for v in values], dtype="Float64"
+    )
+
+
+def _percentile_ci(samples: NDArray[np.float64], confidence: float) -> tuple[NDArray, NDArray]:
+    """Per-column percentile interval over the finite resamples (NaN where none)."""
+    alpha = (1.0 - confidence) / 2.0
+    low = np.full(samples.shape[1], np.nan)
+    high = np.full(samples.shape[1], np.nan)
+    for j in range(samples.shape[1]):
+        col = samples[:, j]
+        col = col[np.isfinite(col)]
+        if col.size:
+            low[j], high[j] = np.percentile(col, [100 * alpha, 100 * (1 - alpha)])
+    return low, high
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def fpr(y_true: ArrayLike, y_pred: ArrayLike) -> float | None:
+    """False-positive rate, :math:`FP / (FP + TN)`.
+
+    Parameters
+    ----------
+    y_true : array-like of {0, 1} or bool, shape (n,)
+        Ground truth, 1 = violating.
+    y_pred : array-like of {0, 1} or bool, shape (n,)
+        Moderator flags, 1 = flagged.
+
+    Returns
+    -------
+    float or None
+        The share of non-violating texts that were flagged; ``None`` when there is
+        no non-violating text (the rate is undefined, and no number stands in for it).
+
+    Examples
+    --------
+    >>> fpr([0, 0, 0, 1], [1, 0, 0, 1])
+    0.3333333333333333
+    >>> fpr([1, 1], [0, 1]) is None
+    True
+    """
+    t = _binary("y_true", y_true)
+    p = _binary("y_pred", y_pred)
+    _same_length(y_true=t, y_pred=p)
+    negatives = int((~t).sum())
+    if negatives == 0:
+        return None
+    return int((~t & p).sum()) / negatives
+
+
+def suppression_table(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    groups: Sequence[Iterable[str]],
+    *,
+    group_names: Sequence[str] = GROUPS,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Per-group i-FPR and flag suppression ratio with a bootstrap confidence interval.
+
+    For group :math:`i`, with :math:`N_i` its true negatives (non-violating texts
+    about :math:`i`) and :math:`F_i` those the moderator flagged,
+
+    .. math::
+
+        i\\text{-FPR} = \\frac{F_i}{N_i}, \\qquad
+        \\mathrm{FPR} = \\frac{\\sum_t [y_t = 0, \\hat y_t = 1]}{\\sum_t [y_t = 0]}, \\qquad
+        \\text{ratio}_i = \\frac{i\\text{-FPR}}{\\mathrm{FPR}}
+
+    (Anigboro et al., 2024, Sec. 3). A text may belong to several groups, or none.
+
+    Parameters
+    ----------
+    y_true : array-like of {0, 1} or bool, shape (n,)
+        Ground truth, 1 = violating.
+    y_pred : array-like of {0, 1} or bool, shape (n,)
+        Moderator flags.
+    groups : sequence of iterables of str, length n
+        The groups of each text (e.g. ``IdentityTags.groups``); every name must be in
+        ``group_names``.
+    group_names : sequence of str, default :data:`tactful.identity.GROUPS`
+        The table's rows, in this order; every name gets a row, even an empty group.
+    n_resamples : int, default 1000
+        Bootstrap resamples; 0 skips the bootstrap (``ratio_low``/``ratio_high`` NA).
+    confidence : float in (0, 1), default 0.95
+        Coverage of the percentile interval.
+    seed : int or None, default 0
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group with the columns ``group, n, n_tn, n_fp, i_fpr, fpr, ratio,
+        ratio_low, ratio_high``: ``n`` texts in the group, ``n_tn`` of them not
+        violating, ``n_fp`` of those flagged; ``fpr`` is the overall rate (the same on
+        every row). Integer columns are ``Int64``, rates ``Float64``.
+
+    Notes
+    -----
+    *Policy for undefined values* (``pandas.NA``, never a sentinel): a group with no
+    true negatives has NA ``i_fpr``, ``ratio`` and interval; when the overall FPR is 0
+    (or undefined: no true negatives at all) every ratio and interval is NA. The
+    interval is computed over the resamples in which the ratio is defined (in a
+    resample a small group can lose all its true negatives); it is NA when the point
+    ratio is NA.
+
+    *Bootstrap*: each resample draws n rows with replacement from all n rows. Rows
+    with the same (violating, flagged, groups) pattern are interchangeable, so the
+    number of draws that land on each pattern is drawn from the equivalent
+    multinomial distribution instead of drawing n row indices; this is exact and
+    makes 1,000 resamples of 60,000 rows take milliseconds.
+
+    Examples
+    --------
+    >>> t = suppression_table([0, 0, 0, 0, 1], [1, 0, 1, 0, 1],
+    ...                       [{"women"}, {"women"}, set(), set(), {"women"}],
+    ...                       group_names=["women"], n_resamples=0)
+    >>> t.loc[0, ["n", "n_tn", "n_fp"]].tolist(), float(t.loc[0, "i_fpr"]), float(t.loc[0, "ratio"])
+    ([3, 2, 1], 0.5, 1.0)
+    """
+    _bootstrap_args(n_resamples, confidence)
+    t = _binary("y_true", y_true)
+    p = _binary("y_pred", y_pred)
+    n = _same_length(y_true=t, y_pred=p, groups=groups)
+    member = _membership(groups, group_names)
+    neg = ~t
+    flagged_neg = neg & p
+
+    # Per row: one column per statistic the table needs (group TNs, group FPs, all).
+    stats = np.concatenate(
+        [member & neg[:, None], member & flagged_neg[:, None], neg[:, None], flagged_neg[:, None]],
+        axis=1,
+    ).astype(np.int64)
+    g = member.shape[1]
+    totals = stats.sum(axis=0)
+    n_tn, n_fp, all_neg, all_fp = totals[:g], totals[g : 2 * g], totals[2 * g], totals[2 * g + 1]
+    overall = all_fp / all_neg if all_neg else math.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        i_fpr = np.where(n_tn > 0, n_fp / np.maximum(n_tn, 1), np.nan)
+        ratio = i_fpr / overall if overall > 0 else np.full(g, np.nan)
+
+    low = high = np.full(g, np.nan)
+    if n_resamples and n and np.isfinite(ratio).any():
+        # Distinct 0/1 rows via their packed bytes (much faster than unique(axis=0)).
+        packed = np.packbits(stats.astype(bool), axis=1)
+        keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        patterns = stats[first]
+        rng = np.random.default_rng(seed)
+        draws = rng.multinomial(n, counts / n, size=n_resamples)  # resamples × patterns
+        boot = draws @ patterns  # resamples × statistics
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b_ifpr = boot[:, g : 2 * g] / boot[:, :g]
+            b_fpr = boot[:, 2 * g + 1] / boot[:, 2 * g]
+            b_ratio = b_ifpr / b_fpr[:, None]
+        b_ratio[~np.isfinite(b_ratio)] = np.nan
+        low, high = _percentile_ci(b_ratio, confidence)
+        low = np.where(np.isfinite(ratio), low, np.nan)
+        high = np.where(np.isfinite(ratio), high, np.nan)
+
+    return pd.DataFrame(
+        {
+            "group": list(group_names),
+            "n": pd.array(member.sum(axis=0), dtype="Int64"),
+            "n_tn": pd.array(n_tn, dtype="Int64"),
+            "n_fp": pd.array(n_fp, dtype="Int64"),
+            "i_fpr": _float_column(i_fpr),
+            "fpr": _float_column([overall] * g),
+            "ratio": _float_column(ratio),
+            "ratio_low": _float_column(low),
+            "ratio_high": _float_column(high),
+        },
+        columns=list(FLAG_COLUMNS),
+    )
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def max_category_score(
+    scores: Sequence[Any], categories: Iterable[str] | None = None
+) -> NDArray[np.float64]:
+    """The largest category score of each text, :math:`s_t = \\max_c \\mathrm{score}_{t,c}`.
+
+    Parameters
+    ----------
+    scores : sequence of mappings (category → float), or of objects with a ``scores``
+        mapping (such as :class:`tactful.Analysis`)
+        One entry per text.
+    categories : iterable of str, optional
+        Only these categories count (e.g. ``["hate", "harassment"]``); default all.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        NaN for a text with no score in the chosen categories (the moderator said
+        nothing about it); :func:`score_suppression_table` leaves such texts out.
+
+    Examples
+    --------
+    >>> max_category_score([{"hate": 0.2, "sexual": 0.7}, {}, {"hate": 0.1}], ["hate"]).tolist()
+    [0.2, nan, 0.1]
+    """
+    if isinstance(scores, (str, Mapping)):
+        raise ConfigError("The 'scores' parameter must be a sequence with one mapping per text.")
+    wanted = None if categories is None else frozenset(categories)
+    out = np.full(len(scores), np.nan)
+    for i, entry in enumerate(scores):
+        mapping = entry if isinstance(entry, Mapping) else getattr(entry, "scores", None)
+        if not isinstance(mapping, Mapping):
+            raise ConfigError(
+                f"The 'scores' parameter must hold mappings or objects with a 'scores' mapping. "
+                f"Got {type(entry).__name__} at position {i}."
+            )
+        values = [v for k, v in mapping.items() if wanted is None or k in wanted]
+        if values:
+            try:
+                out[i] = max(float(v) for v in values)
+            except (TypeError, ValueError):
+                raise ConfigError(
+                    f"The scores at position {i} must be floats. Got {values!r}."
+                ) from None
+    return out
+
+
+def normalize_by_thresholds(
+    scores: Mapping[str, float], thresholds: Mapping[str, float]
+) -> dict[str, float]:
+    """Divide each category score by the category's flagging threshold.
+
+    OpenAI moderation flags a category when its score exceeds a per-category
+    threshold, so after :math:`s_c / \\tau_c` a value above 1 means "flagged" in every
+    category and scores become comparable across categories (the paper normalizes
+    OpenAI scores this way before taking the maximum; see
+    :data:`OPENAI_FLAG_THRESHOLDS`).
+
+    Parameters
+    ----------
+    scores : mapping of str to float
+        Category scores of one text.
+    thresholds : mapping of str to float
+        Threshold per category, each > 0; every category of ``scores`` needs one.
+
+    Returns
+    -------
+    dict of str to float
+        Normalized scores, in the order of ``scores``.
+
+    Raises
+    ------
+    ConfigError
+        For a category without a threshold or a threshold that is not a positive
+        finite number.
+
+    Examples
+    --------
+    >>> normalize_by_thresholds({"hate": 0.2, "sexual": 0.6}, {"hate": 0.4, "sexual": 0.5})
+    {'hate': 0.5, 'sexual': 1.2}
+    """
+    missing = [c for c in scores if c not in thresholds]
+    if missing:
+        raise ConfigError(f"No threshold for the categories {', '.join(map(repr, missing))}.")
+    out = {}
+    for cat, value in scores.items():
+        tau = thresholds[cat]
+        if (
+            isinstance(tau, bool)
+            or not isinstance(tau, (int, float))
+            or not math.isfinite(tau)
+            or tau <= 0
+        ):
+            raise ConfigError(f"The threshold of {cat!r} must be a float > 0. Got {tau!r} instead.")
+        out[cat] = float(value) / float(tau)
+    return out
+
+
+def _weighted_medians(
+    sorted_values: NDArray[np.float64], weights: NDArray[np.integer]
+) -> NDArray[np.float64]:
+    """Median of each row's multiset (``sorted_values`` repeated ``weights[r]`` times).
+
+    Same convention as :func:`numpy.median`: with an even count, the mean of the two
+    middle values. NaN for a row with no weight.
+    """
+    med = np.full(weights.shape[0], np.nan)
+    if weights.shape[1] == 0:
+        return med
+    cum = np.cumsum(weights, axis=1, dtype=weights.dtype)
+    last = len(sorted_values) - 1
+    for r in range(weights.shape[0]):
+        total = int(cum[r, -1])
+        if total:
+            # 0-based positions (total-1)//2 and total//2 of the sorted multiset
+            lo, hi = np.searchsorted(cum[r], [(total - 1) // 2, total // 2], side="right")
+            med[r] = (sorted_values[min(lo, last)] + sorted_values[min(hi, last)]) / 2.0
+    return med
+
+
+def score_suppression_table(
+    y_true: ArrayLike,
+    scores: ArrayLike,
+    groups: Sequence[Iterable[str]],
+    *,
+    group_names: Sequence[str] = GROUPS,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Per-group median score of true negatives over the overall median, with a bootstrap CI.
+
+    With :math:`s_t` the (max-category) score of text :math:`t`,
+
+    .. math::
+
+        i\\text{-median} = \\operatorname{median}\\{s_t : y_t = 0, t \\text{ about } i\\},
+        \\qquad
+        \\text{ratio}_i = \\frac{i\\text{-median}}{\\operatorname{median}\\{s_t : y_t = 0\\}}
+
+    (Anigboro et al., 2024, Sec. 3: the score analogue of i-FPR / FPR; medians as
+    :func:`numpy.median`, so an even count averages the two middle values).
+
+    Parameters
+    ----------
+    y_true : array-like of {0, 1} or bool, shape (n,)
+        Ground truth, 1 = violating.
+    scores : array-like of float, shape (n,)
+        One score per text, e.g. from :func:`max_category_score`.
+    groups, group_names, n_resamples, confidence, seed
+        As in :func:`suppression_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group with the columns ``group, n, n_tn, i_median, median,
+        ratio, ratio_low, ratio_high``; ``median`` is the overall median (the same
+        on every row).
+
+    Notes
+    -----
+    *Missing scores*: a true negative whose score is NaN (the moderator gave none)
+    is left out of every median, and of ``n_tn``; scores of violating texts are never
+    used. *Undefined values* are ``pandas.NA``: a group with no scored true negative
+    has no i-median, ratio or interval; when the overall median is 0 no ratio is
+    defined. The interval uses the resamples in which the ratio is defined.
+
+    *Bootstrap*: as in :func:`suppression_table`, each resample draws n rows from all
+    n rows. Only the draws that land on scored true negatives matter: their number is
+    Binomial(n, m/n) for m such rows, and they are uniform among them, which is how
+    they are drawn. Medians are then weighted medians of the sorted scores with the
+    draw counts as weights, computed in chunks of resamples.
+    """
+    _bootstrap_args(n_resamples, confidence)
+    t = _binary("y_true", y_true)
+    s = _floats("scores", scores)
+    n = _same_length(y_true=t, scores=s, groups=groups)
+    member = _membership(groups, group_names)
+    g = member.shape[1]
+
+    usable = ~t & ~np.isnan(s)  # scored true negatives
+    rows = np.flatnonzero(usable)
+    order = rows[np.argsort(s[rows], kind="stable")]  # scored true negatives by score
+    sorted_scores = s[order]
+    # Each column: positions (in `order`) of the rows it takes the median over.
+    columns = [np.flatnonzero(member[order, j]) for j in range(g)] + [np.arange(order.size)]
+
+    def median_of(pos: NDArray[np.int64]) -> float:
+        return float(np.median(sorted_scores[pos])) if pos.size else math.nan
+
+    i_median = np.array([median_of(c) for c in columns[:g]])
+    overall = median_of(columns[g])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = i_median / overall if overall > 0 else np.full(g, np.nan)
+
+    low = high = np.full(g, np.nan)
+    if n_resamples and order.size and np.isfinite(ratio).any():
+        rng = np.random.default_rng(seed)
+        m = order.size
+        # Of the n draws of a resample, Binomial(n, m/n) land on scored true negatives,
+        # uniformly among them; the other draws do not enter any median. Positions in
+        # `order` are drawn directly, so the counts come out sorted by score.
+        landed = rng.binomial(n, m / n, size=n_resamples)
+        chunk = max(1, min(n_resamples, _CHUNK_CELLS // m))
+        samples = np.full((n_resamples, g), np.nan)
+        live = [j for j in range(g) if np.isfinite(ratio[j])]
+        for first in range(0, n_resamples, chunk):
+            size = min(chunk, n_resamples - first)
+            weights = np.empty((size, m), dtype=np.int32)
+            for r in range(size):
+                weights[r] = np.bincount(rng.integers(0, m, size=landed[first + r]), minlength=m)
+            b_overall = _weighted_medians(sorted_scores, weights)
+            for j in live:
+                pos = columns[j]
+                b_med = _weighted_medians(sorted_scores[pos], weights[:, pos])
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    samples[first : first + size, j] = np.where(
+                        b_overall > 0, b_med / b_overall, np.nan
+                    )
+        low, high = _percentile_ci(samples, confidence)
+        low = np.where(np.isfinite(ratio), low, np.nan)
+        high = np.where(np.isfinite(ratio), high, np.nan)
+
+    return pd.DataFrame(
+        {
+            "group": list(group_names),
+            "n": pd.array(member.sum(axis=0), dtype="Int64"),
+            "n_tn": pd.array([c.size for c in columns[:g]], dtype="Int64"),
+            "i_median": _float_column(i_median),
+            "median": _float_column([overall] * g),
+            "ratio": _float_column(ratio),
+            "ratio_low": _float_column(low),
+            "ratio_high": _float_column(high),
+        },
+        columns=list(SCORE_COLUMNS),
+    )
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any]:
+    """The group with the largest value of ``column``, with its #FP and #TN beside it.
+
+    The paper's summary tables report, per moderator and data set, the maximum
+    suppression ratio over groups and its argmax.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A :func:`suppression_table` or :func:`score_suppression_table` result.
+    column : str, default "ratio"
+        The column to maximize.
+
+    Returns
+    -------
+    dict
+        ``{"group", "value", "n_fp", "n_tn"}`` as plain Python values; ties go to the
+        first group in table order. ``n_fp`` is None for a score table. When no group
+        has a value (all NA), every field is None; the keys are always the same.
+
+    Examples
+    --------
+    >>> t = suppression_table([0, 0, 0, 0], [1, 0, 1, 0], [{"men"}, {"men"}, {"women"}, set()],
+    ...                       group_names=["men", "women", "lgbt"], n_resamples=0)
+    >>> worst_group(t)
+    {'group': 'women', 'value': 2.0, 'n_fp': 1, 'n_tn': 1}
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise ConfigError(
+            f"The 'table' parameter must be a pandas.DataFrame. Got {type(table).__name__}."
+        )
+    for needed in ("group", column):
+        if needed not in table.columns:
+            raise ConfigError(
+                f"The table has no {needed!r} column; it has {', '.join(map(str, table.columns))}."
+            )
+    best: dict[str, Any] = {"group": None, "value": None, "n_fp": None, "n_tn": None}
+    values = table[column]
+    for i in range(len(table)):
+        v = values.iloc[i]
+        if pd.isna(v):
+            continue
+        if best["value"] is None or float(v) > best["value"]:
+            row = table.iloc[i]
+            best = {
+                "group": str(row["group"]),
+                "value": float(v),
+                "n_fp": int(row["n_fp"])
+                if "n_fp" in table.columns and not pd.isna(row["n_fp"])
+                else None,
+                "n_tn": int(row["n_tn"])
+                if "n_tn" in table.columns and not pd.isna(row["n_tn"])
+                else None,
+            }
+    return best

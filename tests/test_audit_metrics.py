@@ -1,0 +1,444 @@
+"""Speech-suppression metrics: hand-computed cases, bootstrap behaviour, the paper's tables."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tactful import Analysis, audit
+from tactful.audit.metrics import (
+    OPENAI_FLAG_THRESHOLDS,
+    fpr,
+    max_category_score,
+    normalize_by_thresholds,
+    score_suppression_table,
+    suppression_table,
+    worst_group,
+)
+from tactful.errors import ConfigError, UnknownNameError
+from tactful.identity import GROUPS, parse_paper_groups
+
+NAMES = ["women", "men", "lgbt", "straight"]
+
+# Ten texts. Rows 0-7 are not violating (true negatives), rows 8-9 are violating.
+#   women: rows 0,1,2,3 (+ violating row 8); flagged 0,1        -> 4 TN, 2 FP
+#   men:   rows 3,4,5,6;                     flagged 4          -> 4 TN, exactly 1 FP
+#   lgbt:  only the violating row 9                             -> no true negatives
+#   straight: no text at all
+# Overall: 8 TN, flagged 0,1,4 -> FPR = 3/8.
+Y_TRUE = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]
+Y_PRED = [1, 1, 0, 0, 1, 0, 0, 0, 1, 0]
+GROUPS_OF = [
+    {"women"},
+    {"women"},
+    {"women"},
+    {"women", "men"},
+    {"men"},
+    {"men"},
+    {"men"},
+    set(),
+    {"women"},
+    {"lgbt"},
+]
+
+
+# --------------------------------------------------------------------------- fpr
+
+
+def test_fpr_hand_cases():
+    assert fpr([0, 0, 0, 0, 1], [1, 0, 0, 0, 0]) == 0.25
+    assert fpr([False, False], [False, False]) == 0.0
+    assert fpr(np.array(Y_TRUE), np.array(Y_PRED)) == 3 / 8
+    assert fpr([1, 1, 1], [1, 0, 1]) is None  # no true negatives: undefined, not 0
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "message"),
+    [
+        ([0, 1], [0], r"same length\. Got y_true=2, y_pred=1"),
+        ([0, 2], [0, 1], r"'y_true' parameter must hold only 0/1 or booleans\. Got 2 instead"),
+        ([[0, 1]], [[0, 1]], r"'y_true' parameter must be a 1-d array"),
+        ([0, 1], ["a", "b"], r"'y_pred' parameter must hold only 0/1"),
+    ],
+)
+def test_fpr_bad_input(y_true, y_pred, message):
+    with pytest.raises(ConfigError, match=message):
+        fpr(y_true, y_pred)
+
+
+# --------------------------------------------------------------------------- flag table
+
+
+def test_suppression_table_hand_computed():
+    table = suppression_table(Y_TRUE, Y_PRED, GROUPS_OF, group_names=NAMES, n_resamples=0)
+    assert list(table.columns) == [
+        "group",
+        "n",
+        "n_tn",
+        "n_fp",
+        "i_fpr",
+        "fpr",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+    ]
+    assert table["group"].tolist() == NAMES
+    assert table["n"].tolist() == [5, 4, 1, 0]
+    assert table["n_tn"].tolist() == [4, 4, 0, 0]
+    assert table["n_fp"].tolist() == [2, 1, 0, 0]
+    women, men, lgbt, straight = (table.iloc[i] for i in range(4))
+    assert women.i_fpr == 0.5 and women.ratio == pytest.approx(0.5 / 0.375)
+    # one false positive among four true negatives
+    assert men.i_fpr == 0.25 and men.ratio == pytest.approx(0.25 / 0.375)
+    assert (table["fpr"] == 0.375).all()
+    # no true negatives: NA, not a number standing in for "undefined"
+    for row in (lgbt, straight):
+        assert (
+            pd.isna(row.i_fpr)
+            and pd.isna(row.ratio)
+            and pd.isna(row.ratio_low)
+            and pd.isna(row.ratio_high)
+        )
+    # no bootstrap asked for: no interval
+    assert table["ratio_low"].isna().all() and table["ratio_high"].isna().all()
+    assert str(table["n"].dtype) == "Int64" and str(table["ratio"].dtype) == "Float64"
+
+
+def test_suppression_table_default_rows_are_the_nine_groups_in_order():
+    table = suppression_table([0, 0], [1, 0], [{"women"}, set()], n_resamples=0)
+    assert table["group"].tolist() == list(GROUPS)
+    assert table.set_index("group").loc["women", "ratio"] == 2.0
+    assert table.set_index("group").loc["men", "n"] == 0
+
+
+def test_zero_overall_fpr_gives_no_ratio():
+    table = suppression_table(
+        [0, 0, 1], [0, 0, 1], [{"women"}, set(), set()], group_names=["women"], n_resamples=50
+    )
+    row = table.iloc[0]
+    assert row.fpr == 0.0 and row.i_fpr == 0.0
+    assert pd.isna(row.ratio) and pd.isna(row.ratio_low) and pd.isna(row.ratio_high)
+
+
+def test_no_true_negatives_at_all():
+    table = suppression_table(
+        [1, 1], [1, 0], [{"women"}, set()], group_names=["women"], n_resamples=10
+    )
+    assert table.iloc[0].n_tn == 0
+    assert table[["i_fpr", "fpr", "ratio", "ratio_low", "ratio_high"]].isna().all(axis=None)
+
+
+def clear_case(n=2000, seed=3):
+    """Women's acceptable texts are flagged 40% of the time, others' 10%."""
+    rng = np.random.default_rng(seed)
+    women = rng.random(n) < 0.3
+    y_true = (rng.random(n) < 0.2).astype(int)
+    flag_p = np.where(women, 0.4, 0.1)
+    y_pred = np.where(y_true == 1, 1, (rng.random(n) < flag_p).astype(int))
+    groups = [{"women"} if w else set() for w in women]
+    return y_true, y_pred, groups
+
+
+def test_bootstrap_is_seeded_and_covers_the_estimate():
+    y_true, y_pred, groups = clear_case()
+    a = suppression_table(y_true, y_pred, groups, group_names=["women"], n_resamples=500, seed=7)
+    b = suppression_table(y_true, y_pred, groups, group_names=["women"], n_resamples=500, seed=7)
+    c = suppression_table(y_true, y_pred, groups, group_names=["women"], n_resamples=500, seed=8)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a.loc[0, "ratio_low"], a.loc[0, "ratio_high"]) != (
+        c.loc[0, "ratio_low"],
+        c.loc[0, "ratio_high"],
+    )
+    row = a.iloc[0]
+    assert row.ratio_low < row.ratio < row.ratio_high
+    assert row.ratio_low > 1.5  # a clear case is clearly above 1
+    assert row.ratio_high - row.ratio_low < 1.0
+
+
+def test_bootstrap_matches_naive_row_resampling():
+    """The pattern-multinomial shortcut has the distribution of resampling rows."""
+    y_true, y_pred, groups = clear_case(n=600, seed=11)
+    table = suppression_table(
+        y_true, y_pred, groups, group_names=["women"], n_resamples=4000, seed=1
+    )
+    rng = np.random.default_rng(2)
+    women = np.array(["women" in g for g in groups])
+    neg = y_true == 0
+    ratios = []
+    for _ in range(4000):
+        i = rng.integers(0, len(y_true), len(y_true))
+        n_, w_, p_ = neg[i], women[i], y_pred[i] == 1
+        ratios.append(((n_ & w_ & p_).sum() / (n_ & w_).sum()) / ((n_ & p_).sum() / n_.sum()))
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    assert table.loc[0, "ratio_low"] == pytest.approx(low, abs=0.06)
+    assert table.loc[0, "ratio_high"] == pytest.approx(high, abs=0.06)
+
+
+def test_interval_ignores_resamples_where_a_tiny_group_vanishes():
+    # one true negative in the group: many resamples miss it, those are left out
+    y_true = [0] * 50
+    y_pred = [1] + [0] * 40 + [1] * 9
+    groups = [{"women"}] + [set()] * 49
+    table = suppression_table(y_true, y_pred, groups, group_names=["women"], n_resamples=300)
+    row = table.iloc[0]
+    assert row.ratio == pytest.approx(1 / (10 / 50))
+    assert not pd.isna(row.ratio_low) and row.ratio_low <= row.ratio <= row.ratio_high
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"groups": [{"martians"}, set()]}, UnknownNameError, "Unknown identity group 'martians'"),
+        ({"groups": ["women", "men"]}, ConfigError, "got the str 'women' at position 0"),
+        ({"groups": [set()]}, ConfigError, r"same length\. Got y_true=2, y_pred=2, groups=1"),
+        ({"n_resamples": -1}, ConfigError, "'n_resamples' parameter must be an int >= 0"),
+        ({"confidence": 1.5}, ConfigError, r"'confidence' parameter must be a float in \(0, 1\)"),
+        ({"group_names": ["women", "women"]}, ConfigError, "duplicates"),
+    ],
+)
+def test_suppression_table_bad_input(kwargs, error, message):
+    args = {"groups": [{"women"}, set()], "group_names": ["women"]} | kwargs
+    with pytest.raises(error, match=message):
+        suppression_table([0, 0], [1, 0], args.pop("groups"), **args)
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def test_max_category_score_from_mappings_and_analyses():
+    rows = [
+        {"hate": 0.2, "sexual": 0.7},
+        Analysis(flagged=False, scores={"hate": 0.4}),
+        {},
+        Analysis(flagged=True),
+    ]
+    assert max_category_score(rows).tolist()[:2] == [0.7, 0.4]
+    assert np.isnan(max_category_score(rows)[2:]).all()
+    assert max_category_score(rows, categories=["hate"]).tolist()[:2] == [0.2, 0.4]
+    assert np.isnan(max_category_score([{"sexual": 0.9}], categories=["hate"])[0])
+    with pytest.raises(ConfigError, match="Got int at position 1"):
+        max_category_score([{"a": 0.1}, 3])
+    with pytest.raises(ConfigError, match="one mapping per text"):
+        max_category_score({"a": 0.1})
+
+
+def test_normalize_by_thresholds():
+    out = normalize_by_thresholds(
+        {"hate": 0.2, "sexual": 0.6}, {"hate": 0.4, "sexual": 0.5, "violence": 0.5}
+    )
+    assert out == {"hate": 0.5, "sexual": pytest.approx(1.2)}
+    assert list(out) == ["hate", "sexual"]
+    with pytest.raises(ConfigError, match="No threshold for the categories 'violence'"):
+        normalize_by_thresholds({"violence": 0.9}, {"hate": 0.4})
+    with pytest.raises(ConfigError, match=r"threshold of 'hate' must be a float > 0\. Got 0"):
+        normalize_by_thresholds({"hate": 0.9}, {"hate": 0})
+    # the paper's OpenAI bounds: a score at the threshold normalizes to 1
+    assert normalize_by_thresholds(
+        {"hate": OPENAI_FLAG_THRESHOLDS["hate"]}, OPENAI_FLAG_THRESHOLDS
+    ) == {"hate": 1.0}
+
+
+def test_openai_thresholds_are_the_papers_lower_bounds(data_dir):
+    bounds = pd.read_csv(
+        data_dir / "speech_suppression" / "reference_results" / "OpenAI_flagging_bounds.csv"
+    )
+    assert dict(zip(bounds["Categories"], bounds["lower_bound"])) == OPENAI_FLAG_THRESHOLDS
+
+
+# Scores of twelve texts. True negatives are rows 0-8.
+#   women TN: rows 0-3, scores 0.2 0.4 0.6 0.8  -> even count: median (0.4+0.6)/2 = 0.5
+#   men TN:   rows 4-6, scores 0.3 0.3 0.9      -> a tie in the middle: median 0.3
+#   rows 7-8: no group, scores 0.1 and NaN (no score: left out)
+#   rows 9-11 violate: their scores (1.0, 1.0, 0.0) never count
+#   all scored TN: 0.1 0.2 0.3 0.3 0.4 0.6 0.8 0.9 -> median (0.3+0.4)/2 = 0.35
+S_TRUE = [0] * 9 + [1] * 3
+S_SCORES = [0.2, 0.4, 0.6, 0.8, 0.3, 0.3, 0.9, 0.1, math.nan, 1.0, 1.0, 0.0]
+S_GROUPS = [{"women"}] * 4 + [{"men"}] * 3 + [set(), {"men"}] + [{"women"}, {"lgbt"}, set()]
+
+
+def test_score_suppression_table_hand_computed():
+    table = score_suppression_table(S_TRUE, S_SCORES, S_GROUPS, group_names=NAMES, n_resamples=0)
+    assert list(table.columns) == [
+        "group",
+        "n",
+        "n_tn",
+        "i_median",
+        "median",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+    ]
+    assert table["n"].tolist() == [5, 4, 1, 0]
+    assert table["n_tn"].tolist() == [4, 3, 0, 0]  # men's unscored row 8 is left out
+    women, men, lgbt, straight = (table.iloc[i] for i in range(4))
+    assert women.i_median == pytest.approx(0.5) and men.i_median == pytest.approx(0.3)
+    assert table["median"].tolist() == pytest.approx([0.35] * 4)
+    assert women.ratio == pytest.approx(0.5 / 0.35) and men.ratio == pytest.approx(0.3 / 0.35)
+    for row in (lgbt, straight):
+        assert pd.isna(row.i_median) and pd.isna(row.ratio) and pd.isna(row.ratio_low)
+
+
+def test_zero_overall_median_gives_no_ratio():
+    table = score_suppression_table(
+        [0, 0, 0], [0.0, 0.0, 0.5], [{"women"}, set(), set()], group_names=["women"]
+    )
+    assert table.loc[0, "median"] == 0.0 and table.loc[0, "i_median"] == 0.0
+    assert pd.isna(table.iloc[0].ratio) and pd.isna(table.iloc[0].ratio_high)
+
+
+def test_score_bootstrap_is_seeded_and_covers_the_estimate():
+    rng = np.random.default_rng(5)
+    n = 3000
+    women = rng.random(n) < 0.3
+    y_true = (rng.random(n) < 0.2).astype(int)
+    scores = np.clip(rng.normal(np.where(women, 0.5, 0.3), 0.1), 0, 1)
+    groups = [{"women"} if w else set() for w in women]
+    a = score_suppression_table(
+        y_true, scores, groups, group_names=["women"], n_resamples=300, seed=4
+    )
+    b = score_suppression_table(
+        y_true, scores, groups, group_names=["women"], n_resamples=300, seed=4
+    )
+    c = score_suppression_table(
+        y_true, scores, groups, group_names=["women"], n_resamples=300, seed=5
+    )
+    pd.testing.assert_frame_equal(a, b)
+    assert a.loc[0, "ratio_low"] != c.loc[0, "ratio_low"]
+    row = a.iloc[0]
+    assert 1.3 < row.ratio_low < row.ratio < row.ratio_high < 2.0
+
+
+def test_bootstrap_medians_equal_numpy_median_of_the_resample():
+    from tactful.audit.metrics import _weighted_medians
+
+    rng = np.random.default_rng(0)
+    values = np.sort(rng.random(9))
+    weights = rng.integers(0, 4, size=(200, 9)).astype(np.int32)
+    weights[0] = 0
+    got = _weighted_medians(values, weights)
+    want = [np.median(np.repeat(values, w)) if w.sum() else np.nan for w in weights]
+    np.testing.assert_allclose(got, want)
+
+
+def test_score_table_bad_input():
+    with pytest.raises(ConfigError, match="must not hold infinite values"):
+        score_suppression_table([0], [math.inf], [set()])
+    with pytest.raises(ConfigError, match=r"same length\. Got y_true=2, scores=1"):
+        score_suppression_table([0, 0], [0.1], [set(), set()])
+
+
+# --------------------------------------------------------------------------- worst group
+
+
+def test_worst_group_flags_scores_ties_and_empty():
+    table = suppression_table(Y_TRUE, Y_PRED, GROUPS_OF, group_names=NAMES, n_resamples=0)
+    assert worst_group(table) == {
+        "group": "women",
+        "value": pytest.approx(4 / 3),
+        "n_fp": 2,
+        "n_tn": 4,
+    }
+    assert worst_group(table, "i_fpr") == {"group": "women", "value": 0.5, "n_fp": 2, "n_tn": 4}
+    tie = suppression_table(
+        [0, 0, 0, 0],
+        [1, 0, 1, 0],
+        [{"men"}, {"men"}, {"women"}, {"women"}],
+        group_names=["women", "men"],
+        n_resamples=0,
+    )
+    assert worst_group(tie)["group"] == "women"  # equal ratios: first row wins
+    scores = score_suppression_table(S_TRUE, S_SCORES, S_GROUPS, group_names=NAMES, n_resamples=0)
+    assert worst_group(scores) == {
+        "group": "women",
+        "value": pytest.approx(0.5 / 0.35),
+        "n_fp": None,
+        "n_tn": 4,
+    }
+    empty = suppression_table([1], [1], [set()], group_names=["women"], n_resamples=0)
+    assert worst_group(empty) == {"group": None, "value": None, "n_fp": None, "n_tn": None}
+    with pytest.raises(ConfigError, match="no 'nope' column"):
+        worst_group(table, "nope")
+
+
+def test_public_surface():
+    assert sorted(audit.__all__) == audit.__all__
+    for name in (
+        "fpr",
+        "suppression_table",
+        "score_suppression_table",
+        "worst_group",
+        "max_category_score",
+        "normalize_by_thresholds",
+        "regression_frame",
+        "flag_regression",
+        "score_regression",
+    ):
+        assert callable(getattr(audit, name))
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def test_bootstrap_of_60k_rows_is_fast():
+    rng = np.random.default_rng(0)
+    n = 60_560
+    y_true = (rng.random(n) < 0.1).astype(int)
+    y_pred = (rng.random(n) < 0.2).astype(int)
+    scores = rng.random(n)
+    groups = [frozenset(g for g in GROUPS if rng.random() < 0.15) for _ in range(n)]
+    start = time.perf_counter()
+    flags = suppression_table(y_true, y_pred, groups)
+    middle = time.perf_counter()
+    medians = score_suppression_table(y_true, scores, groups)
+    end = time.perf_counter()
+    assert flags["ratio_low"].notna().all() and medians["ratio_low"].notna().all()
+    # measured 0.15 s and 2.4 s on 2 busy cores; a per-resample Python loop over rows takes minutes
+    assert middle - start < 5 and end - middle < 20
+
+
+# --------------------------------------------------------------------------- the paper's tables
+
+
+PAPER_SETS = {
+    # datasets_table_identity.csv row name -> (file, text column)
+    "Jigsaw Bias (Dixon et al. 2018)": ("jigsaw_bias_with_identities.csv", "phrase"),
+    "Stormfront (De Gibert et al. 2018)": ("stormfront_with_identities.csv", "Sentence"),
+    "OpenAI (Markov et al. 2023)": ("openai_moderation_with_identities.csv", "prompt"),
+}
+PAPER_COLUMNS = {
+    "Non-white": "non-white",
+    "White": "white",
+    "Men": "men",
+    "Women": "women",
+    "Christian": "christian",
+    "Non-christian": "non-christian",
+    "LGBT": "lgbt",
+    "Straight": "straight",
+    "Disability": "disability",
+}
+
+
+def _bold(name: str) -> str:
+    return "\\textbf{" + name + "}"
+
+
+@pytest.mark.parametrize("dataset", sorted(PAPER_SETS))
+def test_group_counts_reproduce_the_papers_dataset_table(data_dir, dataset):
+    ref_dir = data_dir / "speech_suppression" / "reference_results"
+    identity_table = pd.read_csv(ref_dir / "datasets_table_identity.csv").set_index(
+        _bold("Dataset")
+    )
+    totals = pd.read_csv(ref_dir / "datasets_table.csv").set_index(_bold("Dataset"))
+    file, _ = PAPER_SETS[dataset]
+    frame = pd.read_csv(data_dir / "speech_suppression" / file, keep_default_na=False)
+    groups = [parse_paper_groups(v) for v in frame["Big_identity"]]
+    zeros = np.zeros(len(frame), dtype=int)
+    table = suppression_table(zeros, zeros, groups, n_resamples=0).set_index("group")
+    assert len(frame) == totals.loc[dataset, _bold("Total (items)")]
+    expected = identity_table.loc[dataset]
+    for paper_name, group in PAPER_COLUMNS.items():
+        assert table.loc[group, "n"] == expected[_bold(paper_name)], group
