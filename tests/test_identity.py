@@ -325,3 +325,46 @@ def test_agreement_with_the_papers_tags_on_stormfront(data_dir):
     table = agreement([t.groups for t in IdentityTagger().tag_many(texts)], gold).set_index("group")
     assert (table["accuracy"] >= 0.99).all(), table
     assert table.loc["men", "n_gold"] == 1025 and table.loc["straight", "n_gold"] == 1
+
+
+def test_agreement_script_prints_both_tables(data_dir):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "identity_agreement.py"),
+            "--data-dir",
+            str(data_dir),
+            "--format",
+            "markdown",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "openai_moderation: 1680 texts" in out and "stormfront: 10944 texts" in out
+    assert (
+        out.count("| group | n | n_gold | n_pred | tp | fp | fn | accuracy | precision | recall |")
+        == 2
+    )
+    assert "| straight | 1680 | 5 | 5 | 5 | 0 | 0 | 1.000 | 1.000 | 1.000 |" in out
+
+
+def test_agreement_script_names_the_missing_file(tmp_path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "identity_agreement.py"),
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"error: [T021] Looked in {tmp_path / 'speech_suppression'} for "
+        "openai_moderation_with_identities.csv: not found."
+    )
