@@ -54,14 +54,6 @@ README_ROWS: dict[str, dict[str, int]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    # Tests that write tiny data folders must not see tables parsed from other folders.
-    ds._build.cache_clear()
-    ds._counts.cache_clear()
-    yield
-
-
 # ----------------------------------------------------------------------------- registry
 def test_names_are_sorted_and_cover_the_brief():
     names = dataset_names()
@@ -77,7 +69,9 @@ def test_spec_is_consistent(name):
     assert isinstance(spec, DatasetSpec)
     assert spec.name == name
     assert set(spec.expected_rows) == set(spec.splits)
-    expected_default = "test" if "test" in spec.splits else ("all" if "all" in spec.splits else spec.splits[0])
+    expected_default = (
+        "test" if "test" in spec.splits else ("all" if "all" in spec.splits else spec.splits[0])
+    )
     assert spec.default_split == expected_default
     assert all(not os.path.isabs(f) and not f.startswith("..") for f in spec.files)
 
@@ -85,7 +79,9 @@ def test_spec_is_consistent(name):
 def test_unknown_dataset_name():
     with pytest.raises(UnknownNameError) as exc:
         get_spec("toxicchatt")
-    assert str(exc.value).startswith("[T011] Unknown data set 'toxicchatt'. Known data sets: davidson, ")
+    assert str(exc.value).startswith(
+        "[T011] Unknown data set 'toxicchatt'. Known data sets: davidson, "
+    )
     with pytest.raises(UnknownNameError):
         load_dataset("nope", data_dir="/nonexistent")
 
@@ -93,7 +89,10 @@ def test_unknown_dataset_name():
 def test_unknown_split_lists_the_splits():
     with pytest.raises(UnknownNameError) as exc:
         load_dataset("toxicchat", "validation", data_dir="/nonexistent")
-    assert str(exc.value) == "[T011] Unknown split 'validation'. Known splits: dev, test, train, train_full."
+    assert (
+        str(exc.value)
+        == "[T011] Unknown split 'validation'. Known splits: dev, test, train, train_full."
+    )
 
 
 # ----------------------------------------------------------------------------- errors
@@ -127,7 +126,9 @@ def test_data_dir_from_environment(tmp_path, monkeypatch):
 
 def test_truncated_json_is_a_one_line_data_error(tmp_path):
     (tmp_path / "detexd").mkdir()
-    (tmp_path / "detexd" / "detexd_benchmark_binary.json").write_text('[\n  {"question": "hi", "answ')
+    (tmp_path / "detexd" / "detexd_benchmark_binary.json").write_text(
+        '[\n  {"question": "hi", "answ'
+    )
     with pytest.raises(DataError) as exc:
         load_dataset("detexd", data_dir=tmp_path)
     assert not isinstance(exc.value, MissingDataError)
@@ -188,7 +189,9 @@ def _write_semeval(root: Path, train_rows: list[tuple[str, str]]) -> None:
 
 
 def test_semeval_csv_to_spans(tmp_path):
-    _write_semeval(tmp_path, [("[0, 1, 2, 5, 6]", "abcdefg"), ("[]", "fine"), ("[2, 3, 9, 10]", "xyzw")])
+    _write_semeval(
+        tmp_path, [("[0, 1, 2, 5, 6]", "abcdefg"), ("[]", "fine"), ("[2, 3, 9, 10]", "xyzw")]
+    )
     train = load_dataset("toxicspans", "train", data_dir=tmp_path)
     assert [r.id for r in train] == ["train-0", "train-1", "train-2"]
     assert train[0].text == "abcdefg"
@@ -205,7 +208,9 @@ def test_semeval_csv_to_spans(tmp_path):
 
 def test_semeval_bad_offsets_cell(tmp_path):
     _write_semeval(tmp_path, [("[0, 1", "abc")])
-    with pytest.raises(DataError, match=r"tsd_train.csv, data row 1: spans cell '\[0, 1' is not a list"):
+    with pytest.raises(
+        DataError, match=r"tsd_train.csv, data row 1: spans cell '\[0, 1' is not a list"
+    ):
         load_dataset("toxicspans", "train", data_dir=tmp_path)
 
 
@@ -239,7 +244,9 @@ def test_rater_type_majority_and_runs():
 def _write_raters(root: Path) -> None:
     folder = root / "toxicspans"
     folder.mkdir()
-    (folder / "comments.csv").write_text('comment_id,comment_text\n10,"you stupid fool"\n11,"nice day"\n')
+    (folder / "comments.csv").write_text(
+        'comment_id,comment_text\n10,"you stupid fool"\n11,"nice day"\n'
+    )
     (folder / "annotations.csv").write_text(
         "annotation,comment_id,worker,country,all toxic,not toxic\n"
         "0,10,1,USA,False,False\n1,10,2,USA,True,False\n2,10,3,VEN,False,False\n"
@@ -279,7 +286,11 @@ def test_decode_bytes_literal():
 
 
 def test_normalize_groups():
-    assert normalize_groups(["Non-White", "lgbt-related", "", "women", "non-white"]) == ("women", "non-white", "lgbt")
+    assert normalize_groups(["Non-White", "lgbt-related", "", "women", "non-white"]) == (
+        "women",
+        "non-white",
+        "lgbt",
+    )
     with pytest.raises(DataError, match=r"Unknown identity group 'martians' in x.csv"):
         normalize_groups(["martians"], where="x.csv")
 
@@ -359,7 +370,9 @@ def test_detexd_folds_partition_and_stratify(data_dir):
     for k in range(5):
         test = load_dataset("detexd", f"cv{k}-test", data_dir=data_dir)
         train = load_dataset("detexd", f"cv{k}-train", data_dir=data_dir)
-        assert sorted({r.id for r in test} | {r.id for r in train}, key=int) == [r.id for r in everything]
+        assert sorted({r.id for r in test} | {r.id for r in train}, key=int) == [
+            r.id for r in everything
+        ]
         assert not {r.id for r in test} & {r.id for r in train}
         assert abs(sum(r.label for r in test) - 336 / 5) <= 1
         seen += [r.id for r in test]
@@ -369,8 +382,14 @@ def test_detexd_folds_partition_and_stratify(data_dir):
 def test_detexd_counterfactuals(data_dir):
     pairs = load_dataset("detexd_counterfactuals", data_dir=data_dir)
     assert len(pairs) == 6 and all(r.label is None for r in pairs)
-    assert pairs[0].text.endswith("the sooner he is out of power the better off Zimbabweans will be.")
-    assert pairs[0].meta["counterfactual"].endswith("the sooner she is out of power the better off Zimbabweans will be.")
+    assert pairs[0].text.endswith(
+        "the sooner he is out of power the better off Zimbabweans will be."
+    )
+    assert (
+        pairs[0]
+        .meta["counterfactual"]
+        .endswith("the sooner she is out of power the better off Zimbabweans will be.")
+    )
 
 
 def test_toxicspans_records(data_dir):
@@ -380,7 +399,9 @@ def test_toxicspans_records(data_dir):
     assert first.spans == (Span(8, 40, "toxic"),)
     assert first.text[8:40] == "violent and aggressive immigrant"
     dev = load_dataset("toxicspans", "dev", data_dir=data_dir)
-    assert dev[0].text == "Because he's a moron and a bigot. It's not any more complicated than that."
+    assert (
+        dev[0].text == "Because he's a moron and a bigot. It's not any more complicated than that."
+    )
     assert [dev[0].text[s.start : s.end] for s in dev[0].spans] == ["moron", "bigot"]
     assert sum(r.meta["offsets_out_of_range"] for r in train + dev) == 0
 
@@ -393,8 +414,10 @@ def test_toxicspans_raters_splits(data_dir):
     assert sum(r.label for r in everything) == 9661
     tests = []
     for k in range(5):
-        parts = [{r.id for r in load_dataset("toxicspans_raters", f"s{k}-{p}", data_dir=data_dir)}
-                 for p in ("train", "dev", "test")]
+        parts = [
+            {r.id for r in load_dataset("toxicspans_raters", f"s{k}-{p}", data_dir=data_dir)}
+            for p in ("train", "dev", "test")
+        ]
         assert [len(p) for p in parts] == [12880, 1610, 1610]
         assert set.union(*parts) == {r.id for r in everything}
         assert sum(len(p) for p in parts) == 16100
@@ -408,7 +431,11 @@ def test_hate_and_offensive_records(data_dir):
     assert dav[1].label == 1 and dav[1].labels["offensive"] == 1
     assert sum(r.label for r in dav) == 1430 + 19190
     olid = load_dataset("olid", data_dir=data_dir)
-    assert (olid[0].id, olid[0].label, dict(olid[0].labels)) == ("86426", 1, {"offensive": 1, "targeted": 0})
+    assert (olid[0].id, olid[0].label, dict(olid[0].labels)) == (
+        "86426",
+        1,
+        {"offensive": 1, "targeted": 0},
+    )
     assert olid[0].text == "@USER She should ask a few native Americans what their take on this is."
     assert olid[1].meta["target"] == "IND"
     hate = load_dataset("tweeteval_hate", "train", data_dir=data_dir)
@@ -420,7 +447,11 @@ def test_hate_and_offensive_records(data_dir):
 def test_toxigen_records(data_dir):
     recs = load_dataset("toxigen", data_dir=data_dir)
     assert recs[0].text == "asians are trying to take over the world with their karate skills"
-    assert (recs[0].label, recs[0].groups, recs[0].sub_identities) == (1, ("non-white",), ("asian",))
+    assert (recs[0].label, recs[0].groups, recs[0].sub_identities) == (
+        1,
+        ("non-white",),
+        ("asian",),
+    )
     assert recs[0].meta["toxicity_human"] == 5.0
     assert sum(r.label for r in recs) == 2307
     assert not any(r.text.startswith(("b'", 'b"')) for r in recs)
@@ -429,7 +460,10 @@ def test_toxigen_records(data_dir):
 def test_jigsaw_and_jailbreak_records(data_dir):
     dev = load_dataset("jigsaw_sentences", "dev", data_dir=data_dir)
     assert (dev[0].id, dev[0].text, dev[0].label) == (
-        "dev-toxic-0", "thank you to thecanadians that vote for these clowns .", 1)
+        "dev-toxic-0",
+        "thank you to thecanadians that vote for these clowns .",
+        1,
+    )
     assert sum(r.label for r in dev) == 6648
     fuzz = load_dataset("gptfuzzer", data_dir=data_dir)
     assert all(r.label == 1 for r in fuzz) and fuzz[0].id == "0"
@@ -446,9 +480,18 @@ def test_openai_and_speech_suppression_records(data_dir):
     assert sum(r.label for r in ss) == 522
     assert (ss[0].groups, ss[0].sub_identities) == (("white", "non-white"), ("white", "asian"))
     jb = load_dataset("ss_jigsaw_bias", data_dir=data_dir)
-    assert (jb[0].text, jb[0].label, jb[0].groups, jb[0].sub_identities) == ("hug lesbian", 0, ("lgbt",), ("lesbian",))
-    groups = {g for name in ("ss_jigsaw_bias", "ss_stormfront", "ss_openai")
-              for r in load_dataset(name, data_dir=data_dir) for g in r.groups}
+    assert (jb[0].text, jb[0].label, jb[0].groups, jb[0].sub_identities) == (
+        "hug lesbian",
+        0,
+        ("lgbt",),
+        ("lesbian",),
+    )
+    groups = {
+        g
+        for name in ("ss_jigsaw_bias", "ss_stormfront", "ss_openai")
+        for r in load_dataset(name, data_dir=data_dir)
+        for g in r.groups
+    }
     assert groups == set(ds.IDENTITY_GROUPS)
 
 
@@ -456,7 +499,12 @@ def test_paradetox_pairs(data_dir):
     recs = load_dataset("paradetox", data_dir=data_dir)
     assert sum(r.label for r in recs) == 11927
     assert (recs[0].id, recs[0].text, recs[0].label) == ("0-toxic", "he had steel balls too !", 1)
-    assert (recs[1].id, recs[1].text, recs[1].label, recs[1].meta["pair"]) == ("0-neutral1", "he was brave too!", 0, 0)
+    assert (recs[1].id, recs[1].text, recs[1].label, recs[1].meta["pair"]) == (
+        "0-neutral1",
+        "he was brave too!",
+        0,
+        0,
+    )
 
 
 def test_holistic_descriptors(data_dir):
@@ -470,12 +518,19 @@ def test_tv_synopses(data_dir):
     first = recs[0]
     assert first.id == "tt0673989"
     assert first.text.startswith("The struggling Shady Rest Hotel is further jeopardized")
-    assert dict(first.meta) == {"show": "Petticoat Junction", "rating": "TV-PG", "file": "episodes_df1.csv"}
+    assert dict(first.meta) == {
+        "show": "Petticoat Junction",
+        "rating": "TV-PG",
+        "file": "episodes_df1.csv",
+    }
     assert (first.label, dict(first.labels)) == (0, {"pg_ok": 1, "pg13_ok": 1})
     assert sum(r.label for r in recs) == 2036
     assert sum(r.meta["show"] is not None for r in recs) == 13376
     assert all(r.label == 1 - r.labels["pg13_ok"] for r in recs)
-    assert all(r.meta["rating"] not in ("", "Not Rated", "Unrated", "Approved") and r.text.strip() for r in recs)
+    assert all(
+        r.meta["rating"] not in ("", "Not Rated", "Unrated", "Approved") and r.text.strip()
+        for r in recs
+    )
     tv14 = [r for r in recs if r.meta["rating"] == "TV-14"]
     assert tv14 and all(dict(r.labels) == {"pg_ok": 0, "pg13_ok": 1} and r.label == 0 for r in tv14)
     lgbt = [r for r in recs if "lgbt" in r.groups]

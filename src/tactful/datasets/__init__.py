@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..config import resolve_data_dir
 from ..errors import DataError, MissingDataError, UnknownNameError
-from . import _loaders  # noqa: F401  (registers the data sets)
+from . import _loaders, _loaders_more, _tv  # noqa: F401  (importing registers the data sets)
 from ._groups import GROUP_ALIASES, IDENTITY_GROUPS, normalize_groups
 from ._io import Table, missing_message
 from ._loaders import load_holistic_descriptors
@@ -77,7 +77,7 @@ def _build(name: str, root: str, stamp: _Stamp) -> Table:
     return table
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _counts(name: str, root: str, stamp: _Stamp) -> dict[str, int]:
     table = _build(name, root, stamp)
     return {s: len(table.splits[s]) for s in get_spec(name).splits}
@@ -88,7 +88,9 @@ def _table(spec: DatasetSpec, data_dir: str | os.PathLike[str] | None) -> tuple[
     return os.path.abspath(root), _stamp(spec, root)
 
 
-def load_dataset(name: str, split: str | None = None, data_dir: str | os.PathLike[str] | None = None) -> list[Record]:
+def load_dataset(
+    name: str, split: str | None = None, data_dir: str | os.PathLike[str] | None = None
+) -> list[Record]:
     """The records of one split of a data set.
 
     Parameters
@@ -121,7 +123,10 @@ def load_dataset(name: str, split: str | None = None, data_dir: str | os.PathLik
     root, stamp = _table(spec, data_dir)
     table = _build(name, root, stamp)
     recs = table.records
-    return [r if r.split == split else dataclasses.replace(r, split=split) for r in (recs[i] for i in table.splits[split])]
+    return [
+        r if r.split == split else dataclasses.replace(r, split=split)
+        for r in (recs[i] for i in table.splits[split])
+    ]
 
 
 def dataset_status(

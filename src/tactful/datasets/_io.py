@@ -86,7 +86,9 @@ class Source:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise self.error(rel, f"invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})") from exc
+            raise self.error(
+                rel, f"invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
+            ) from exc
 
     def read_jsonl(self, rel: str) -> list[Any]:
         out = []
@@ -110,9 +112,11 @@ class Source:
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        return [ln.removesuffix("\r") for ln in lines]
 
-    def read_csv(self, rel: str, columns: Iterable[str] = (), sep: str = ",") -> dict[str, list[str]]:
+    def read_csv(
+        self, rel: str, columns: Iterable[str] = (), sep: str = ","
+    ) -> dict[str, list[str]]:
         """Column name → cells, every cell the exact string in the file.
 
         No NA guessing and no number parsing. Columns come back as plain lists:
@@ -130,19 +134,30 @@ class Source:
                 encoding="utf-8",
                 quoting=csv.QUOTE_MINIMAL,
             )
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        except (
+            pd.errors.ParserError,
+            pd.errors.EmptyDataError,
+            UnicodeDecodeError,
+            ValueError,
+        ) as exc:
             raise self.error(rel, f"{type(exc).__name__}: {exc}") from exc
         missing = [c for c in columns if c not in df.columns]
         if missing:
-            raise self.error(rel, f"missing column(s) {', '.join(map(repr, missing))}; found {list(df.columns)}")
+            raise self.error(
+                rel, f"missing column(s) {', '.join(map(repr, missing))}; found {list(df.columns)}"
+            )
         return {str(c): df[c].tolist() for c in df.columns}
 
     # -- cell parsers --------------------------------------------------------------
-    def binary(self, rel: str, row: int, value: Any, mapping: Mapping[str, int | None]) -> int | None:
+    def binary(
+        self, rel: str, row: int, value: Any, mapping: Mapping[str, int | None]
+    ) -> int | None:
         """Map a cell to 1/0/None through ``mapping``; anything else is a DataError."""
         key = str(value).strip()
         if key not in mapping:
-            raise self.error(rel, f"unexpected label {value!r} (expected one of {sorted(mapping)})", row)
+            raise self.error(
+                rel, f"unexpected label {value!r} (expected one of {sorted(mapping)})", row
+            )
         return mapping[key]
 
 
@@ -160,6 +175,8 @@ def parse_offsets(src: Source, rel: str, row: int, cell: str) -> list[int]:
             value = ast.literal_eval(cell)
         except (ValueError, SyntaxError) as exc:
             raise src.error(rel, f"spans cell {cell[:40]!r} is not a list of offsets", row) from exc
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
         raise src.error(rel, f"spans cell {cell[:40]!r} is not a list of integer offsets", row)
     return value

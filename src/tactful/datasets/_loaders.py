@@ -17,11 +17,9 @@ import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from ..config import resolve_data_dir
-from ._groups import TOXIGEN_GROUPS, normalize_groups
-from ._io import BINARY, BINARY_OR_MISSING, Source, Table, parse_offsets
+from ._groups import TOXIGEN_GROUPS
+from ._io import BINARY, Source, Table, parse_offsets
 from ._record import Record
 from ._spans import RATER_SPAN_TYPES, RATER_TYPE_ALIASES, offsets_to_spans, rater_gold_spans
 from ._spec import DatasetSpec, dataset, split_names
@@ -39,8 +37,20 @@ def _rows(n: int, start: int = 0) -> list[int]:
 
 def _relabel(records: list[Record], split_of: Mapping[int, str]) -> list[Record]:
     """Records with their natural split set from ``split_of`` (index → split)."""
-    return [Record(r.id, r.text, r.label, split_of.get(i, r.split), r.labels, r.spans, r.groups,
-                   r.sub_identities, r.meta) for i, r in enumerate(records)]
+    return [
+        Record(
+            r.id,
+            r.text,
+            r.label,
+            split_of.get(i, r.split),
+            r.labels,
+            r.spans,
+            r.groups,
+            r.sub_identities,
+            r.meta,
+        )
+        for i, r in enumerate(records)
+    ]
 
 
 def _text(src: Source, rel: str, row: int, value: Any) -> str:
@@ -70,7 +80,11 @@ def _toxicchat_file(src: Source, rel: str, split: str) -> list[Record]:
             raise src.error(rel, f"instance lacks {exc}", i) from None
         tox = src.binary(rel, i, tox, BINARY)
         jb = src.binary(rel, i, jb, BINARY)
-        out.append(Record(str(rid), _text(src, rel, i, text), tox, split, {"toxicity": tox, "jailbreak": jb}))
+        out.append(
+            Record(
+                str(rid), _text(src, rel, i, text), tox, split, {"toxicity": tox, "jailbreak": jb}
+            )
+        )
     return out
 
 
@@ -130,17 +144,30 @@ def _toxicchat_full(src: Source) -> Table:
     df = src.read_csv(TC_ALL, ["conv_id", "user_input", "human_annotation", "jailbreaking"])
     out = []
     for i, (cid, text, ha, jb) in enumerate(
-        zip(df["conv_id"], df["user_input"], df["human_annotation"], df["jailbreaking"], strict=True)
+        zip(
+            df["conv_id"], df["user_input"], df["human_annotation"], df["jailbreaking"], strict=True
+        )
     ):
         is_human = src.binary(TC_ALL, i, ha, {"True": 1, "False": 0}) == 1
         jb = src.binary(TC_ALL, i, jb, BINARY)
         if is_human:
             if cid not in human:
-                raise src.error(TC_ALL, f"conv_id {cid} is marked human-annotated but is not in {TC_TEST}", i)
+                raise src.error(
+                    TC_ALL, f"conv_id {cid} is marked human-annotated but is not in {TC_TEST}", i
+                )
             tox = human[cid].label
         else:
             tox = 0
-        out.append(Record(cid, text, tox, "test", {"toxicity": tox, "jailbreak": jb}, meta={"human_annotation": is_human}))
+        out.append(
+            Record(
+                cid,
+                text,
+                tox,
+                "test",
+                {"toxicity": tox, "jailbreak": jb},
+                meta={"human_annotation": is_human},
+            )
+        )
     return Table(out, {"test": _rows(len(out))})
 
 
@@ -179,7 +206,11 @@ def _detexd(src: Source) -> Table:
         if not isinstance(item, dict) or "question" not in item or "answer" not in item:
             raise src.error(DETEXD, "expected an object with 'question' and 'answer'", i)
         label = src.binary(DETEXD, i, item["answer"], {"positive": 1, "negative": 0})
-        out.append(Record(str(i), _text(src, DETEXD, i, item["question"]), label, "all", {"delicate": label}))
+        out.append(
+            Record(
+                str(i), _text(src, DETEXD, i, item["question"]), label, "all", {"delicate": label}
+            )
+        )
     splits: dict[str, Sequence[int]] = {"all": _rows(len(out))}
     for k, (tr, te) in enumerate(stratified_kfold([r.label for r in out], 5, SEED)):
         splits[f"cv{k}-train"], splits[f"cv{k}-test"] = tr.tolist(), te.tolist()
@@ -204,10 +235,17 @@ def _detexd_cf(src: Source) -> Table:
     out = []
     for i, item in enumerate(src.read_jsonl(DETEXD_CF)):
         if not isinstance(item, dict) or "text" not in item or "text_counterfactual" not in item:
-            raise src.error(DETEXD_CF, "expected an object with 'text' and 'text_counterfactual'", i)
+            raise src.error(
+                DETEXD_CF, "expected an object with 'text' and 'text_counterfactual'", i
+            )
         out.append(
-            Record(str(i), _text(src, DETEXD_CF, i, item["text"]), None, "all",
-                   meta={"counterfactual": _text(src, DETEXD_CF, i, item["text_counterfactual"])})
+            Record(
+                str(i),
+                _text(src, DETEXD_CF, i, item["text"]),
+                None,
+                "all",
+                meta={"counterfactual": _text(src, DETEXD_CF, i, item["text_counterfactual"])},
+            )
         )
     return Table(out, {"all": _rows(len(out))})
 
@@ -228,8 +266,15 @@ def semeval_spans_records(src: Source, rel: str, split: str) -> list[Record]:
         spans, dropped = offsets_to_spans(parse_offsets(src, rel, i, cell), len(text))
         label = int(bool(spans))
         out.append(
-            Record(f"{split}-{i}", text, label, split, {"toxicity": label}, spans=spans,
-                   meta={"offsets_out_of_range": dropped})
+            Record(
+                f"{split}-{i}",
+                text,
+                label,
+                split,
+                {"toxicity": label},
+                spans=spans,
+                meta={"offsets_out_of_range": dropped},
+            )
         )
     return out
 
@@ -274,10 +319,14 @@ def rater_records(src: Source) -> list[Record]:
     tick = {"True": 1, "False": 0}
 
     by_ann: dict[str, list[tuple[int, int, str]]] = {}
-    for i, (a, typ, s, e) in enumerate(zip(spans["annotation"], spans["type"], spans["start"], spans["end"], strict=True)):
+    for i, (a, typ, s, e) in enumerate(
+        zip(spans["annotation"], spans["type"], spans["start"], spans["end"], strict=True)
+    ):
         label = RATER_TYPE_ALIASES.get(typ.strip().lower())
         if label is None:
-            raise src.error(TS_SPANS, f"unknown span type {typ!r} (known: {', '.join(RATER_SPAN_TYPES)})", i)
+            raise src.error(
+                TS_SPANS, f"unknown span type {typ!r} (known: {', '.join(RATER_SPAN_TYPES)})", i
+            )
         try:
             start, end = int(s), int(e)
         except ValueError:
@@ -301,8 +350,15 @@ def rater_records(src: Source) -> list[Record]:
         label = int(bool(gold))
         all_v, not_v = votes.get(cid, (0, 0))
         out.append(
-            Record(cid, text, label, "all", {"toxicity": label}, spans=gold,
-                   meta={"n_raters": len(anns), "all_toxic_votes": all_v, "not_toxic_votes": not_v})
+            Record(
+                cid,
+                text,
+                label,
+                "all",
+                {"toxicity": label},
+                spans=gold,
+                meta={"n_raters": len(anns), "all_toxic_votes": all_v, "not_toxic_votes": not_v},
+            )
         )
     return out
 
@@ -325,8 +381,14 @@ def rater_records(src: Source) -> list[Record]:
             "meta: n_raters, all_toxic_votes, not_toxic_votes (the 'all toxic' / 'not toxic' ticks, "
             "not turned into spans). id = comment_id."
         ),
-        expected_rows={"all": 16100, **{f"s{k}-{p}": n for k in range(5) for p, n in
-                                         (("train", 12880), ("dev", 1610), ("test", 1610))}},
+        expected_rows={
+            "all": 16100,
+            **{
+                f"s{k}-{p}": n
+                for k in range(5)
+                for p, n in (("train", 12880), ("dev", 1610), ("test", 1610))
+            },
+        },
     )
 )
 def _toxicspans_raters(src: Source) -> Table:
@@ -334,7 +396,11 @@ def _toxicspans_raters(src: Source) -> Table:
     splits: dict[str, Sequence[int]] = {"all": _rows(len(out))}
     for k in range(5):
         tr, dv, te = random_split(len(out), seed=k)
-        splits[f"s{k}-train"], splits[f"s{k}-dev"], splits[f"s{k}-test"] = tr.tolist(), dv.tolist(), te.tolist()
+        splits[f"s{k}-train"], splits[f"s{k}-dev"], splits[f"s{k}-test"] = (
+            tr.tolist(),
+            dv.tolist(),
+            te.tolist(),
+        )
     return Table(out, splits)
 
 
@@ -358,7 +424,9 @@ DAVIDSON = "davidson/labeled_data.csv"
     )
 )
 def _davidson(src: Source) -> Table:
-    df = src.read_csv(DAVIDSON, ["count", "hate_speech", "offensive_language", "neither", "class", "tweet"])
+    df = src.read_csv(
+        DAVIDSON, ["count", "hate_speech", "offensive_language", "neither", "class", "tweet"]
+    )
     ids = next(iter(df.values()))  # the file's unnamed first column: a row id
     classes = df["class"]
     tweets = df["tweet"]
@@ -372,8 +440,14 @@ def _davidson(src: Source) -> Table:
         except ValueError:
             raise src.error(DAVIDSON, "vote counts are not integers", i) from None
         out.append(
-            Record(ids[i], tweets[i], int(cls in (0, 1)), "all",
-                   {"hate": int(cls == 0), "offensive": int(cls == 1)}, meta={"class": cls, **votes})
+            Record(
+                ids[i],
+                tweets[i],
+                int(cls in (0, 1)),
+                "all",
+                {"hate": int(cls == 0), "offensive": int(cls == 1)},
+                meta={"class": cls, **votes},
+            )
         )
     return Table(out, {"all": _rows(len(out))})
 
@@ -407,7 +481,16 @@ def _olid(src: Source) -> Table:
         tin = src.binary(OLID, i, b, {"TIN": 1, "UNT": 0, "": None})
         if c not in ("IND", "GRP", "OTH", ""):
             raise src.error(OLID, f"unexpected subtask_c {c!r}", i)
-        out.append(Record(rid, text, off, "train", {"offensive": off, "targeted": tin}, meta={"target": c or None}))
+        out.append(
+            Record(
+                rid,
+                text,
+                off,
+                "train",
+                {"offensive": off, "targeted": tin},
+                meta={"target": c or None},
+            )
+        )
     return Table(out, {"train": _rows(len(out))})
 
 
@@ -428,7 +511,11 @@ def _tweeteval(src: Source, task: str) -> Table:
 
 
 def _tweeteval_files(task: str) -> tuple[str, ...]:
-    return tuple(f"tweeteval/{task}/{s}_{k}.txt" for s in ("train", "val", "test") for k in ("text", "labels"))
+    return tuple(
+        f"tweeteval/{task}/{s}_{k}.txt"
+        for s in ("train", "val", "test")
+        for k in ("text", "labels")
+    )
 
 
 @dataset(
@@ -509,7 +596,14 @@ def _toxigen(src: Source) -> Table:
     df = src.read_csv(TOXIGEN, ["text", "target_group", "toxicity_human", "toxicity_ai", "label"])
     out = []
     for i, (cell, tg, th, ta, plabel) in enumerate(
-        zip(df["text"], df["target_group"], df["toxicity_human"], df["toxicity_ai"], df["label"], strict=True)
+        zip(
+            df["text"],
+            df["target_group"],
+            df["toxicity_human"],
+            df["toxicity_ai"],
+            df["label"],
+            strict=True,
+        )
     ):
         try:
             th_f, ta_f = float(th), float(ta)
@@ -520,9 +614,16 @@ def _toxigen(src: Source) -> Table:
         y = int(th_f >= TOXIGEN_THRESHOLD)
         hate = src.binary(TOXIGEN, i, plabel, {"hate": 1, "neutral": 0})
         out.append(
-            Record(str(i), decode_bytes_literal(cell), y, "all", {"toxicity": y, "prompt_hate": hate},
-                   groups=(TOXIGEN_GROUPS[tg],), sub_identities=(tg,),
-                   meta={"target_group": tg, "toxicity_human": th_f, "toxicity_ai": ta_f})
+            Record(
+                str(i),
+                decode_bytes_literal(cell),
+                y,
+                "all",
+                {"toxicity": y, "prompt_hate": hate},
+                groups=(TOXIGEN_GROUPS[tg],),
+                sub_identities=(tg,),
+                meta={"target_group": tg, "toxicity_human": th_f, "toxicity_ai": ta_f},
+            )
         )
     return Table(out, {"all": _rows(len(out))})
 
@@ -555,7 +656,10 @@ def _jigsaw_sentences(src: Source) -> Table:
     for split, (tox_rel, norm_rel) in _JS.items():
         start = len(records)
         for rel, kind, y in ((tox_rel, "toxic", 1), (norm_rel, "normal", 0)):
-            records += [Record(f"{split}-{kind}-{i}", t, y, split, {"toxicity": y}) for i, t in enumerate(src.read_lines(rel))]
+            records += [
+                Record(f"{split}-{kind}-{i}", t, y, split, {"toxicity": y})
+                for i, t in enumerate(src.read_lines(rel))
+            ]
         splits[split] = _rows(len(records) - start, start)
     return Table(records, splits)
 
@@ -582,7 +686,9 @@ def _jigsaw_bias(src: Source) -> Table:
     df = src.read_csv(JIGSAW_BIAS, ["template", "toxicity", "phrase"])
     m = {"toxic": 1, "nontoxic": 0}
     out = []
-    for i, (tpl, tox, text) in enumerate(zip(df["template"], df["toxicity"], df["phrase"], strict=True)):
+    for i, (tpl, tox, text) in enumerate(
+        zip(df["template"], df["toxicity"], df["phrase"], strict=True)
+    ):
         y = src.binary(JIGSAW_BIAS, i, tox, m)
         out.append(Record(str(i), text, y, "all", {"toxicity": y}, meta={"template": tpl}))
     return Table(out, {"all": _rows(len(out))})
@@ -609,7 +715,10 @@ def _jb_wild(src: Source) -> Table:
     data = src.read_json(JB_WILD)
     if not isinstance(data, list):
         raise src.error(JB_WILD, "expected a JSON list of prompts")
-    out = [Record(str(i), _text(src, JB_WILD, i, t), 1, "all", {"jailbreak": 1}) for i, t in enumerate(data)]
+    out = [
+        Record(str(i), _text(src, JB_WILD, i, t), 1, "all", {"jailbreak": 1})
+        for i, t in enumerate(data)
+    ]
     return Table(out, {"all": _rows(len(out))})
 
 
@@ -652,7 +761,10 @@ def _jb_deepset(src: Source) -> Table:
 )
 def _jb_fuzzer(src: Source) -> Table:
     df = src.read_csv(JB_FUZZER, ["id", "text"])
-    out = [Record(rid, t, 1, "all", {"jailbreak": 1}) for rid, t in zip(df["id"], df["text"], strict=True)]
+    out = [
+        Record(rid, t, 1, "all", {"jailbreak": 1})
+        for rid, t in zip(df["id"], df["text"], strict=True)
+    ]
     return Table(out, {"all": _rows(len(out))})
 
 
@@ -697,6 +809,3 @@ def load_holistic_descriptors(data_dir: str | Any | None = None) -> dict[str, li
     if not isinstance(data, dict):
         raise src.error(HOLISTIC_DESCRIPTORS, "expected a JSON object of axis -> descriptors")
     return {axis: list(dict.fromkeys(_flatten_descriptors(v))) for axis, v in data.items()}
-
-
-from . import _loaders_more  # noqa: E402,F401  (the remaining data sets)

@@ -92,11 +92,24 @@ PARADETOX = "paradetox/paradetox.tsv"
 def _paradetox(src: Source) -> Table:
     df = src.read_csv(PARADETOX, ["toxic", "neutral1", "neutral2", "neutral3"], sep="\t")
     out = []
-    for i, row in enumerate(zip(df["toxic"], df["neutral1"], df["neutral2"], df["neutral3"], strict=True)):
-        out.append(Record(f"{i}-toxic", row[0], 1, "all", {"toxicity": 1}, meta={"pair": i, "rewrite": 0}))
+    for i, row in enumerate(
+        zip(df["toxic"], df["neutral1"], df["neutral2"], df["neutral3"], strict=True)
+    ):
+        out.append(
+            Record(f"{i}-toxic", row[0], 1, "all", {"toxicity": 1}, meta={"pair": i, "rewrite": 0})
+        )
         for k in (1, 2, 3):
             if row[k].strip():
-                out.append(Record(f"{i}-neutral{k}", row[k], 0, "all", {"toxicity": 0}, meta={"pair": i, "rewrite": k}))
+                out.append(
+                    Record(
+                        f"{i}-neutral{k}",
+                        row[k],
+                        0,
+                        "all",
+                        {"toxicity": 0},
+                        meta={"pair": i, "rewrite": k},
+                    )
+                )
     return Table(out, {"all": _rows(len(out))})
 
 
@@ -112,9 +125,19 @@ _SS_NOTE = (
 )
 
 
-def _ss_records(src: Source, rel: str, text_col: str, label_col: str, mapping: dict[str, int | None],
-                label_key: str, extra: Sequence[str] = (), meta_cols: Sequence[str] = ()) -> list[Record]:
-    df = src.read_csv(rel, [text_col, label_col, "Big_identity", "Sub_Identities", *extra, *meta_cols])
+def _ss_records(
+    src: Source,
+    rel: str,
+    text_col: str,
+    label_col: str,
+    mapping: dict[str, int | None],
+    label_key: str,
+    extra: Sequence[str] = (),
+    meta_cols: Sequence[str] = (),
+) -> list[Record]:
+    df = src.read_csv(
+        rel, [text_col, label_col, "Big_identity", "Sub_Identities", *extra, *meta_cols]
+    )
     texts, ys, bigs, subs = (df[c] for c in (text_col, label_col, "Big_identity", "Sub_Identities"))
     extras = {c: df[c] for c in extra}
     metas = {c: df[c] for c in meta_cols}
@@ -126,10 +149,20 @@ def _ss_records(src: Source, rel: str, text_col: str, label_col: str, mapping: d
         for c, col in extras.items():
             labels[c] = src.binary(rel, i, col[i], BINARY_OR_MISSING)
         if bigs[i] not in groups_of:
-            groups_of[bigs[i]] = normalize_groups(bigs[i].split(";"), where=f"{rel}, data row {i + 1}")
+            groups_of[bigs[i]] = normalize_groups(
+                bigs[i].split(";"), where=f"{rel}, data row {i + 1}"
+            )
         out.append(
-            Record(str(i), texts[i], y, "all", labels, groups=groups_of[bigs[i]],
-                   sub_identities=_tags(subs[i]), meta={c: col[i] for c, col in metas.items()})
+            Record(
+                str(i),
+                texts[i],
+                y,
+                "all",
+                labels,
+                groups=groups_of[bigs[i]],
+                sub_identities=_tags(subs[i]),
+                meta={c: col[i] for c, col in metas.items()},
+            )
         )
     return out
 
@@ -149,8 +182,15 @@ def _ss_records(src: Source, rel: str, text_col: str, label_col: str, mapping: d
     )
 )
 def _ss_jigsaw(src: Source) -> Table:
-    out = _ss_records(src, SS_JIGSAW, "phrase", "toxicity", {"toxic": 1, "nontoxic": 0}, "toxicity",
-                      meta_cols=("template",))
+    out = _ss_records(
+        src,
+        SS_JIGSAW,
+        "phrase",
+        "toxicity",
+        {"toxic": 1, "nontoxic": 0},
+        "toxicity",
+        meta_cols=("template",),
+    )
     return Table(out, {"all": _rows(len(out))})
 
 
@@ -161,7 +201,8 @@ def _ss_jigsaw(src: Source) -> Table:
         splits=("all",),
         default_split="all",
         files=(SS_STORMFRONT,),
-        description="Speech-suppression paper: Stormfront sentences, label 1 = hate, 0 = not." + _SS_NOTE,
+        description="Speech-suppression paper: Stormfront sentences, label 1 = hate, 0 = not."
+        + _SS_NOTE,
         expected_rows={"all": 10944},
     )
 )
@@ -261,6 +302,3 @@ def _stormfront(src: Source) -> Table:
         y = src.binary(SS_STORMFRONT, i, lab, BINARY)
         out.append(Record(str(i), t, y, "all", {"hate": y}))
     return Table(out, {"all": _rows(len(out))})
-
-
-from . import _tv  # noqa: E402,F401  (TV synopses)

@@ -8,7 +8,13 @@ import numpy as np
 
 from .._types import Span
 
-__all__ = ["RATER_SPAN_TYPES", "RATER_TYPE_ALIASES", "offsets_to_spans", "rater_gold_spans", "span_offsets"]
+__all__ = [
+    "RATER_SPAN_TYPES",
+    "RATER_TYPE_ALIASES",
+    "offsets_to_spans",
+    "rater_gold_spans",
+    "span_offsets",
+]
 
 #: ToxicSpans rater span types → tactful span labels. The order is also the
 #: tie-break when two types get the same number of votes on a character.
@@ -56,7 +62,9 @@ def span_offsets(spans: Iterable[Span] | None) -> frozenset[int]:
     return frozenset(out)
 
 
-def offsets_to_spans(offsets: Iterable[int], text_length: int, label: str = "toxic") -> tuple[tuple[Span, ...], int]:
+def offsets_to_spans(
+    offsets: Iterable[int], text_length: int, label: str = "toxic"
+) -> tuple[tuple[Span, ...], int]:
     """Contiguous runs of character offsets as spans.
 
     Offsets outside ``[0, text_length)`` are dropped: SemEval-2021 Task 5 has a

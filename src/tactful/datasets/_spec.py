@@ -51,7 +51,9 @@ class DatasetSpec:
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
-            raise ConfigError(f"The 'task' of DatasetSpec must be one of {TASKS}. Got {self.task!r} instead.")
+            raise ConfigError(
+                f"The 'task' of DatasetSpec must be one of {TASKS}. Got {self.task!r} instead."
+            )
         if self.default_split not in self.splits:
             raise ConfigError(
                 f"The 'default_split' of DatasetSpec {self.name!r} must be one of its splits. "

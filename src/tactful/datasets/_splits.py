@@ -19,7 +19,9 @@ def _round_half_up(x: float) -> int:
     return int(np.floor(x + 0.5))
 
 
-def stratified_holdout(labels: Sequence[int], fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def stratified_holdout(
+    labels: Sequence[int], fraction: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Hold out ``fraction`` of each class.
 
     Each class (in sorted order) holds out ``round_half_up(fraction * n_class)``
@@ -42,7 +44,9 @@ def stratified_holdout(labels: Sequence[int], fraction: float, seed: int) -> tup
     return np.flatnonzero(~mask), np.flatnonzero(mask)
 
 
-def random_split(n: int, seed: int, fractions: tuple[float, float] = (0.8, 0.1)) -> tuple[np.ndarray, ...]:
+def random_split(
+    n: int, seed: int, fractions: tuple[float, float] = (0.8, 0.1)
+) -> tuple[np.ndarray, ...]:
     """A random train/dev/test split of ``n`` rows.
 
     ``round_half_up(0.8 n)`` rows go to train, ``round_half_up(0.1 n)`` to dev,
@@ -60,7 +64,9 @@ def random_split(n: int, seed: int, fractions: tuple[float, float] = (0.8, 0.1))
     return tuple(np.sort(p) for p in parts)
 
 
-def stratified_kfold(labels: Sequence[int], n_splits: int = 5, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+def stratified_kfold(
+    labels: Sequence[int], n_splits: int = 5, seed: int = 0
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """``sklearn.model_selection.StratifiedKFold(n_splits, shuffle=True, random_state=seed)``.
 
     Returns

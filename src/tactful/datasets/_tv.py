@@ -84,15 +84,25 @@ _TT = re.compile(r"/title/(tt\d+)")
 )
 def _tv_synopses(src: Source) -> Table:
     # -- the episodes, in scraping order
-    rows: list[tuple[str, str, str, str, str, int]] = []  # file, link, description, rating, tags, ep
+    rows: list[
+        tuple[str, str, str, str, str, int]
+    ] = []  # file, link, description, rating, tags, ep
     for rel in EPISODE_FILES:
         cols = src.read_csv(rel, ["episode_link", "description", "age_rating", "tags"])
         for i, (link, desc, rating, tags) in enumerate(
-            zip(cols["episode_link"], cols["description"], cols["age_rating"], cols["tags"], strict=True)
+            zip(
+                cols["episode_link"],
+                cols["description"],
+                cols["age_rating"],
+                cols["tags"],
+                strict=True,
+            )
         ):
             m = _EP.search(link)
             if m is None or not _TT.search(link):
-                raise src.error(rel, f"episode_link {link!r} has no IMDb title id and episode number", i)
+                raise src.error(
+                    rel, f"episode_link {link!r} has no IMDb title id and episode number", i
+                )
             if rating not in TV_UNRATED and rating not in TV_RATING_LEVELS:
                 raise src.error(rel, f"unknown age_rating {rating!r}", i)
             rows.append((rel.rsplit("/", 1)[1], link, desc, rating, tags, int(m.group(1))))
@@ -144,8 +154,15 @@ def _tv_synopses(src: Source) -> Table:
         show = show_of_run.get(run)
         groups, subs = tags_of.get(show, (set(), [])) if show is not None else (set(), [])
         out.append(
-            Record(tt, desc, 1 - pg13, "all", {"pg_ok": pg, "pg13_ok": pg13},
-                   groups=normalize_groups(groups, where=_TAGS), sub_identities=tuple(subs),
-                   meta={"show": show, "rating": rating, "file": fname})
+            Record(
+                tt,
+                desc,
+                1 - pg13,
+                "all",
+                {"pg_ok": pg, "pg13_ok": pg13},
+                groups=normalize_groups(groups, where=_TAGS),
+                sub_identities=tuple(subs),
+                meta={"show": show, "rating": rating, "file": fname},
+            )
         )
     return Table(out, {"all": list(range(len(out)))})
