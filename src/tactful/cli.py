@@ -25,6 +25,7 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from . import __version__
+from .audit._cli import audit_command
 from .errors import MissingDataError, TactfulError
 
 __all__ = ["app", "main"]
@@ -276,3 +277,6 @@ def moderators() -> None:
 def main() -> None:
     """Entry point of the ``tactful`` script and ``python -m tactful``."""
     app(prog_name="tactful")
+
+
+app.command("audit")(audit_command)

@@ -1,0 +1,101 @@
+"""``tactful audit``: the speech-suppression audit from the command line.
+
+Registered on the main app in :mod:`tactful.cli` as ``app.command("audit")(audit_command)``;
+errors are turned into one line and an exit code by the app's group.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["audit_command"]
+
+
+def audit_command(
+    moderator: Annotated[
+        list[str],
+        typer.Option(
+            "--moderator", "-m", metavar="NAME", help="Registered moderator name; repeat for several."
+        ),
+    ] = ["builtin"],  # noqa: B006  (Typer reads the default; it is never mutated)
+    datasets: Annotated[
+        str,
+        typer.Option(
+            "--datasets",
+            metavar="LIST",
+            help="Comma-separated families (traditional, genai) and/or data set names (ss_openai, ...).",
+        ),
+    ] = "traditional,genai",
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for report.json, report.md and report.html.")
+    ] = Path("out/audit"),
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Audit at most this many rows per data set (seeded sample)."),
+    ] = None,
+    n_resamples: Annotated[
+        int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples per confidence interval.")
+    ] = 1000,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="SQLite result store (answers kept once, runs resumable). Default: OUT/store.sqlite.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Audit moderators for identity-related speech suppression (Anigboro et al., 2024).
+
+    Runs every moderator over every audit data set, keeps each answer in the
+    result store, and writes report.json, report.md and a self-contained
+    report.html into OUT.
+    """
+    from ._runner import run_audit
+
+    report = run_audit(
+        moderator,
+        datasets=datasets,
+        data_dir=data_dir,
+        out=out,
+        store=store,
+        n_resamples=n_resamples,
+        limit=limit,
+        progress=True,
+    )
+    # Piped output has no terminal width; 120 columns keep group names whole.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    table = Table(title="Worst suppression ratio (pooled family rows)", title_justify="left")
+    for col in ("moderator", "family", "FPR", "flag", "group", "#FP/#TN", "score", "group"):
+        table.add_column(col, justify="left" if col in ("moderator", "family", "group") else "right")
+
+    def cell(w: dict | None, counts: bool) -> tuple[str, ...]:
+        if not w:
+            return ("—", "—", "—") if counts else ("—", "—")
+        head = (f"{w['ratio']:.2f}", str(w["group"]))
+        return (*head, f"{w.get('n_fp')}/{w.get('n_tn')}") if counts else head
+
+    for s in report["summary"]:
+        fpr = "—" if s["fpr"] is None else f"{s['fpr']:.3f}"
+        table.add_row(s["moderator"], s["family"], fpr, *cell(s["flag"], True), *cell(s["score"], False))
+    console.print(table)
+    for s in report["skipped"]:
+        Console(stderr=True, highlight=False).print(f"skipped {s['dataset']}: {s['reason']}")
+    for name in ("report.json", "report.md", "report.html"):
+        console.print(f"wrote {out / name}")

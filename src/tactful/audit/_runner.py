@@ -1,0 +1,758 @@
+"""The speech-suppression audit runner: data sets × moderators → report dict.
+
+:func:`run_audit` reproduces, for any registered moderator, the audit of
+Anigboro et al. (2024), "Identity-related Speech Suppression in Generative AI
+Content Moderation": who gets wrongly flagged more often than everyone else.
+
+The runner only moves data. Every number comes from :mod:`tactful.audit.metrics`
+and :mod:`tactful.audit.regression`; every moderator answer goes through the
+:class:`~tactful.audit.ResultStore`, so a re-run asks no moderator anything it
+already answered. Expensive derived values (identity tags, bootstrap tables,
+regressions, figures) are memoized in the same store, keyed by a hash of their
+exact inputs and of the code that computes them, so a second identical run is a
+fraction of the first and writes a byte-identical ``report.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._registry import Moderator, load
+from ..errors import ConfigError, DataError, MissingDataError, UnknownNameError
+from ._store import ResultStore, _canonical_json, _jsonable, moderator_key, text_sha256
+
+__all__ = ["AUDIT_FAMILIES", "OPENAI_CATEGORIES", "AuditSet", "build_audit_sets", "run_audit"]
+
+#: The paper's two families of audit data and the data sets of each.
+AUDIT_FAMILIES: dict[str, tuple[str, ...]] = {
+    "traditional": ("ss_jigsaw_bias", "ss_stormfront", "ss_tweeteval_hate", "ss_tweeteval_offensive"),
+    "genai": ("ss_openai", "tv_synopses"),
+}
+
+#: OpenAI moderation categories (Markov et al. 2023), each audited on its own.
+OPENAI_CATEGORIES = ("S", "H", "V", "HR", "SH", "S3", "H2", "V2")
+
+#: Where each data set's identity groups come from.
+GROUP_SOURCES = {
+    "ss_jigsaw_bias": "paper tags",
+    "ss_stormfront": "paper tags",
+    "ss_openai": "paper tags",
+    "tv_synopses": "show tags",
+    "ss_tweeteval_hate": "tagger",
+    "ss_tweeteval_offensive": "tagger",
+}
+
+#: What ``label == 1`` means in each single-label data set.
+LABELINGS = {
+    "ss_jigsaw_bias": "toxic template",
+    "ss_stormfront": "hate",
+    "ss_tweeteval_hate": "hate",
+    "ss_tweeteval_offensive": "offensive",
+}
+
+#: Data sets on which the tagger is compared with the paper's own tags.
+AGREEMENT_SETS = ("ss_openai", "ss_stormfront")
+
+NOTES = (
+    "Jigsaw Kaggle (cjadams et al. 2017), part of the paper's traditional family, is not "
+    "reachable offline; the traditional family here is Jigsaw Bias (60,560-row subset), "
+    "Stormfront, TweetEval hate and TweetEval offensive.",
+    "Ground truth 'violating' = 1. OpenAI moderation: overall = the Toxic column, per category "
+    "= that category (rows where it is unknown are left out). TV synopses: 'violating' = the "
+    "episode is not PG ok (resp. not PG-13 ok); unrated episodes are excluded by the loader.",
+    "Pooled family tables (summary, per-group tables, figures) and the regressions use each "
+    "data set once with its primary labeling: ss_openai overall, tv_synopses PG-13 ok.",
+    "Identity groups: the paper's tags where the data carries them, the show tag lists for TV "
+    "synopses, the tactful identity tagger elsewhere (see each data set's group source); "
+    "has_slur comes from the tagger for every row.",
+    "Ratios are i-FPR / FPR (flags) and i-median / median of the max category score over true "
+    "negatives (scores), with percentile bootstrap confidence intervals; a group without true "
+    "negatives has no ratio (null).",
+)
+
+# Significant digits kept in report.json: far more than any figure needs, and few
+# enough that last-bit noise from threaded linear algebra cannot change the bytes.
+_DIGITS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSet:
+    """One labelled view of a data set that the audit scores.
+
+    Attributes
+    ----------
+    id : str
+        ``"ss_stormfront"``, ``"ss_openai/S"``, ``"tv_synopses/pg_ok"``, ...
+    dataset : str
+        The registered data set it comes from.
+    family : str
+        ``"traditional"`` or ``"genai"``.
+    labeling : str
+        What ``y_true == 1`` means, in words.
+    texts : tuple of str
+    y_true : numpy.ndarray
+        1 = violating (the moderator *should* flag it), 0 = not violating.
+    groups : tuple of frozenset of str
+        Identity groups per row.
+    has_slur : numpy.ndarray of bool
+        The tagger's slur indicator per row.
+    group_source : str
+        ``"paper tags"``, ``"show tags"`` or ``"tagger"``.
+    primary : bool
+        Whether the set stands for its data set in pooled tables and regressions.
+    """
+
+    id: str
+    dataset: str
+    family: str
+    labeling: str
+    texts: tuple[str, ...]
+    y_true: np.ndarray
+    groups: tuple[frozenset[str], ...]
+    has_slur: np.ndarray
+    group_source: str
+    primary: bool
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _sha(*parts: Any) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            h.update(str(p.dtype).encode())
+            h.update(np.ascontiguousarray(p).tobytes())
+        elif isinstance(p, bytes):
+            h.update(p)
+        else:
+            h.update(_canonical_json(p).encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def _code_fingerprint(*modules: str) -> str:
+    """Hash of the source files (or package folders) of the named modules.
+
+    Memoized results are keyed by it, so editing the code that computes them
+    invalidates them instead of serving stale numbers. The modules are located,
+    not imported, so that a run served from the memo never pays for importing
+    statsmodels.
+    """
+    h = hashlib.sha256()
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ConfigError(f"Cannot locate the module {name!r}.")
+        path = Path(spec.origin)
+        files = sorted(path.parent.rglob("*")) if path.name == "__init__.py" else [path]
+        for f in files:
+            if f.is_file() and "__pycache__" not in f.parts:
+                h.update(f.name.encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _clean(value: Any) -> Any:
+    """JSON-ready copy of ``value``: NaN → None, floats to ``_DIGITS`` significant digits."""
+    if isinstance(value, float) or isinstance(value, np.floating):
+        v = float(value)
+        return float(f"{v:.{_DIGITS}g}") if math.isfinite(v) else None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return _clean(_jsonable(value))
+
+
+def _frame_rows(frame: Any, index_name: str | None = None) -> list[dict[str, Any]]:
+    """A DataFrame as a list of row dicts (the index kept under ``index_name``)."""
+    if index_name is not None:
+        frame = frame.reset_index(names=index_name) if index_name not in frame.columns else frame
+    # Nullable columns hold pd.NA; JSON gets None for it, as for NaN.
+    frame = frame.astype(object).where(frame.notna(), None)
+    return _clean(frame.to_dict(orient="records"))
+
+
+class _Progress:
+    """Rich progress bars on stderr, or nothing."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._p = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._p = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+            )
+
+    def __enter__(self) -> _Progress:
+        if self._p is not None:
+            self._p.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._p is not None:
+            self._p.stop()
+
+    def task(self, description: str, total: int) -> Callable[[int], None]:
+        if self._p is None:
+            return lambda n: None
+        tid = self._p.add_task(description, total=total)
+        return lambda n: self._p.advance(tid, n)  # type: ignore[union-attr]
+
+
+# --------------------------------------------------------------------------- data
+
+
+def _resolve_datasets(datasets: str | Iterable[str]) -> list[tuple[str, str]]:
+    """``[(family, dataset), ...]`` for family names and/or data set names, in a fixed order."""
+    tokens = [t.strip() for t in (datasets.split(",") if isinstance(datasets, str) else datasets)]
+    tokens = [t for t in tokens if t]
+    if not tokens:
+        raise ConfigError("The 'datasets' parameter of run_audit must name at least one family or data set.")
+    family_of = {d: f for f, ds in AUDIT_FAMILIES.items() for d in ds}
+    wanted: set[str] = set()
+    for t in tokens:
+        if t in AUDIT_FAMILIES:
+            wanted.update(AUDIT_FAMILIES[t])
+        elif t in family_of:
+            wanted.add(t)
+        else:
+            raise UnknownNameError("audit data set", t, [*AUDIT_FAMILIES, *family_of])
+    return [(f, d) for f, ds in AUDIT_FAMILIES.items() for d in ds if d in wanted]
+
+
+def _sample(records: list[Any], limit: int | None, seed: int) -> list[Any]:
+    """At most ``limit`` records, a seeded sample kept in file order."""
+    if limit is None or len(records) <= limit:
+        return records
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(len(records), size=limit, replace=False))
+    return [records[i] for i in keep]
+
+
+def _tag_texts(texts: Sequence[str], store: ResultStore, progress: _Progress) -> dict[str, dict[str, Any]]:
+    """Identity tags per text hash, from the store when the same tagger already tagged it."""
+    from .. import identity
+
+    tagger = identity.IdentityTagger()
+    # Tags change when the tagger's code or its lexicon file changes: key the memo on both.
+    namespace = f"identity-tags/{_code_fingerprint('tactful.identity')}-{tagger.lexicon_sha256[:16]}"
+    by_hash: dict[str, str] = {}
+    for t in texts:
+        by_hash.setdefault(text_sha256(t), t)
+    tags = store.get_derived(namespace, list(by_hash))
+    todo = [(h, t) for h, t in by_hash.items() if h not in tags]
+    advance = progress.task("identity tagger", len(by_hash))
+    advance(len(by_hash) - len(todo))
+    if todo:
+        step = 2000
+        for i in range(0, len(todo), step):
+            chunk = todo[i : i + step]
+            result = tagger.tag_many([t for _, t in chunk])
+            fresh = {
+                h: {
+                    "groups": sorted(r.groups),
+                    "sub_identities": sorted(r.sub_identities),
+                    "has_slur": bool(r.has_slur),
+                }
+                for (h, _), r in zip(chunk, result)
+            }
+            store.put_derived(namespace, fresh)
+            tags.update(fresh)
+            advance(len(chunk))
+    return tags
+
+
+def build_audit_sets(
+    datasets: str | Iterable[str] = ("traditional", "genai"),
+    *,
+    data_dir: str | Path | None = None,
+    store: ResultStore,
+    limit: int | None = None,
+    seed: int = 0,
+    progress: bool = False,
+) -> tuple[list[AuditSet], list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """Load the audit data sets and derive the labelled views the audit scores.
+
+    Returns
+    -------
+    sets : list of AuditSet
+    skipped : list of dict
+        ``{"dataset", "reason"}`` for each data set whose files are missing.
+    agreement : dict
+        Tagger-vs-paper agreement rows per data set of :data:`AGREEMENT_SETS`.
+    """
+    from ..datasets import load_dataset
+
+    chosen = _resolve_datasets(datasets)
+    loaded: list[tuple[str, str, list[Any]]] = []
+    skipped: list[dict[str, Any]] = []
+    for family, name in chosen:
+        try:
+            records = load_dataset(name, data_dir=data_dir)
+        except MissingDataError as exc:
+            skipped.append({"dataset": name, "reason": str(exc)})
+            continue
+        loaded.append((family, name, _sample(list(records), limit, seed)))
+    if not loaded:
+        raise DataError(
+            "None of the audit data sets could be read: " + " ".join(s["reason"] for s in skipped)
+        )
+
+    with _Progress(progress) as bars:
+        tags = _tag_texts([r.text for _, _, recs in loaded for r in recs], store, bars)
+
+    sets: list[AuditSet] = []
+    agreement: dict[str, list[dict[str, Any]]] = {}
+    for family, name, records in loaded:
+        source = GROUP_SOURCES.get(name) or ("data tags" if any(r.groups for r in records) else "tagger")
+        row_tags = [tags[text_sha256(r.text)] for r in records]
+        tagged = [frozenset(t["groups"]) for t in row_tags]
+        data_groups = [frozenset(r.groups) for r in records]
+        groups = tuple(tagged if source == "tagger" else data_groups)
+        has_slur = np.array([t["has_slur"] for t in row_tags], dtype=bool)
+        if name in AGREEMENT_SETS:
+            from ..identity import agreement as _agreement
+
+            agreement[name] = _frame_rows(_agreement(tagged, data_groups))
+
+        def view(set_id: str, labeling: str, y: list[int | None], primary: bool) -> AuditSet:
+            keep = [i for i, v in enumerate(y) if v is not None]
+            return AuditSet(
+                id=set_id,
+                dataset=name,
+                family=family,
+                labeling=labeling,
+                texts=tuple(records[i].text for i in keep),
+                y_true=np.array([int(y[i]) for i in keep], dtype=np.int8),  # type: ignore[arg-type]
+                groups=tuple(groups[i] for i in keep),
+                has_slur=has_slur[keep],
+                group_source=source,
+                primary=primary,
+            )
+
+        if name == "ss_openai":
+            sets.append(view(name, "Toxic (any category)", [r.label for r in records], True))
+            for cat in OPENAI_CATEGORIES:
+                y = [r.labels.get(cat) for r in records]
+                sets.append(view(f"{name}/{cat}", f"category {cat}", y, False))
+        elif name == "tv_synopses":
+            for key, primary in (("pg_ok", False), ("pg13_ok", True)):
+                y = [None if r.labels.get(key) is None else 1 - int(r.labels[key]) for r in records]
+                label = "not PG ok" if key == "pg_ok" else "not PG-13 ok"
+                sets.append(view(f"{name}/{key}", label, y, primary))
+        else:
+            sets.append(view(name, LABELINGS.get(name, "label"), [r.label for r in records], True))
+    return sets, skipped, agreement
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+class _Memo:
+    """Memoize JSON-able results in the store, keyed by their inputs and code."""
+
+    def __init__(self, store: ResultStore, code: str) -> None:
+        self.store, self.code = store, code
+
+    def __call__(self, kind: str, key_parts: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        namespace = f"audit-{kind}/{self.code}"
+        key = _sha(*key_parts)
+        hit = self.store.get_derived(namespace, [key])
+        if key in hit:
+            return hit[key]
+        value = _clean(compute())
+        self.store.put_derived(namespace, {key: value})
+        return value
+
+
+def _groups_key(groups: Sequence[frozenset[str]]) -> str:
+    return _sha([sorted(g) for g in groups])
+
+
+def _worst(rows: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    """The group with the largest ratio, with its counts and CI (None when no group has one)."""
+    best = None
+    for r in rows:
+        if r.get("ratio") is None:
+            continue
+        if best is None or r["ratio"] > best["ratio"]:
+            best = r
+    if best is None:
+        return None
+    out = {
+        "group": best["group"],
+        "ratio": best["ratio"],
+        "ratio_low": best.get("ratio_low"),
+        "ratio_high": best.get("ratio_high"),
+        "n_tn": best.get("n_tn"),
+    }
+    if kind == "flag":
+        out["n_fp"] = best.get("n_fp")
+        out["i_fpr"] = best.get("i_fpr")
+    else:
+        out["i_median"] = best.get("i_median")
+    return out
+
+
+def _evaluate(
+    memo: _Memo,
+    y_true: np.ndarray,
+    groups: Sequence[frozenset[str]],
+    flags: np.ndarray,
+    scores: np.ndarray | None,
+    n_resamples: int,
+    seed: int,
+) -> dict[str, Any]:
+    from . import metrics
+
+    gkey = _groups_key(groups)
+    out: dict[str, Any] = {
+        "n": int(len(y_true)),
+        "n_negative": int((y_true == 0).sum()),
+        "n_positive": int((y_true == 1).sum()),
+        "fpr": _clean(metrics.fpr(y_true, flags)),
+    }
+    table = memo(
+        "flag-table",
+        (y_true, flags, gkey, n_resamples, seed),
+        lambda: _frame_rows(
+            metrics.suppression_table(y_true, flags, groups, n_resamples=n_resamples, seed=seed)
+        ),
+    )
+    out["flag"] = {"groups": table, "worst": _worst(table, "flag")}
+    if scores is None:
+        out["score"] = None
+    else:
+        stable = memo(
+            "score-table",
+            (y_true, scores, gkey, n_resamples, seed),
+            lambda: _frame_rows(
+                metrics.score_suppression_table(
+                    y_true, scores, groups, n_resamples=n_resamples, seed=seed
+                )
+            ),
+        )
+        out["score"] = {"groups": stable, "worst": _worst(stable, "score")}
+    return out
+
+
+def _regressions(
+    memo: _Memo,
+    sets: Sequence[AuditSet],
+    flags: dict[str, np.ndarray],
+    scores: dict[str, np.ndarray | None],
+) -> dict[str, Any]:
+    """Tables 15–16: flag logistic and score OLS over the pooled primary sets."""
+    pooled = [s for s in sets if s.primary]
+    texts = [t for s in pooled for t in s.texts]
+    y_true = np.concatenate([s.y_true for s in pooled])
+    groups = [g for s in pooled for g in s.groups]
+    has_slur = np.concatenate([s.has_slur for s in pooled])
+    genai = np.concatenate([np.full(len(s.texts), s.family == "genai") for s in pooled])
+    y_pred = np.concatenate([flags[s.id] for s in pooled])
+    have_scores = all(scores[s.id] is not None for s in pooled)
+    text_key = _sha([text_sha256(t) for t in texts])
+    base = (text_key, y_true, _groups_key(groups), has_slur, genai)
+    out: dict[str, Any] = {
+        "sets": [s.id for s in pooled],
+        "n": int(len(texts)),
+    }
+
+    def frame():
+        from . import regression
+
+        return regression.regression_frame(texts, y_true, groups, has_slur=has_slur, genai=genai)
+
+    def fitted(table: Any) -> dict[str, Any]:
+        attrs = table.attrs
+        return {
+            "terms": _frame_rows(table, "term"),
+            "method": attrs.get("method"),
+            "dropped": dict(sorted((attrs.get("dropped") or {}).items())),
+            "n": attrs.get("n"),
+        }
+
+    def flag_fit():
+        from . import regression
+
+        return fitted(regression.flag_regression(frame(), y_true, y_pred))
+
+    out["flag"] = _guard(lambda: memo("regression-flag", (*base, y_pred), flag_fit))
+    if have_scores:
+        s_all = np.concatenate([scores[s.id] for s in pooled])  # type: ignore[misc]
+
+        def score_fit():
+            from . import regression
+
+            return fitted(regression.score_regression(frame(), y_true, s_all))
+
+        out["score"] = _guard(lambda: memo("regression-score", (*base, s_all), score_fit))
+    else:
+        out["score"] = None
+    return out
+
+
+def _guard(fit: Callable[[], Any]) -> dict[str, Any]:
+    """A regression that cannot be fitted (too few rows, one class) becomes an error note."""
+    try:
+        return fit()
+    except (ConfigError, ValueError, np.linalg.LinAlgError) as exc:
+        return {"terms": None, "error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+
+
+def _pooled(sets: Sequence[AuditSet], family: str, arrays: dict[str, np.ndarray]) -> tuple[Any, ...]:
+    chosen = [s for s in sets if s.family == family and s.primary]
+    return (
+        np.concatenate([s.y_true for s in chosen]),
+        [g for s in chosen for g in s.groups],
+        np.concatenate([arrays[s.id] for s in chosen]),
+    )
+
+
+# --------------------------------------------------------------------------- runner
+
+
+def _as_moderator(m: str | Moderator) -> Moderator:
+    if isinstance(m, str):
+        return load(m)
+    if not hasattr(m, "analyze"):
+        raise ConfigError(f"The 'moderators' of run_audit must be names or Moderators. Got {m!r} instead.")
+    return m
+
+
+def _labels(mods: Sequence[Moderator]) -> list[str]:
+    """Display names: the moderator's name, made unique by its key when names repeat."""
+    names = [str(m.name) for m in mods]
+    return [n if names.count(n) == 1 else f"{n}[{moderator_key(m)[:8]}]" for n, m in zip(names, mods)]
+
+
+def run_audit(
+    moderators: Sequence[str | Moderator],
+    *,
+    datasets: str | Sequence[str] = ("traditional", "genai"),
+    data_dir: str | Path | None = None,
+    out: str | Path,
+    store: str | Path | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    limit: int | None = None,
+    progress: bool = True,
+    batch_size: int = 64,
+) -> dict[str, Any]:
+    """Audit moderators for identity-related speech suppression and write the reports.
+
+    For every moderator and every audit set: the false positive rate, the
+    per-group i-FPR / FPR ratios with bootstrap CIs (flags) and, when the
+    moderator gives scores, the per-group median max-category score over true
+    negatives / overall median (scores); the worst group of each; the same over
+    each family's pooled rows; flag and score regressions over all pooled rows
+    with a ``genai`` indicator (the paper's Tables 15–16); and the identity
+    tagger's agreement with the paper's tags.
+
+    Parameters
+    ----------
+    moderators : sequence of str or Moderator
+        Registered names (``"lexicon"``) or moderator objects.
+    datasets : str or sequence of str, default ("traditional", "genai")
+        Families and/or data set names (``"traditional,ss_openai"``).
+    data_dir : path, optional
+        The data folder (else ``$TACTFUL_DATA``, else ``../shared/data``).
+    out : path
+        Folder for ``report.json``, ``report.md`` and ``report.html``.
+    store : path, optional
+        The SQLite result store; default ``out / "store.sqlite"``.
+    n_resamples : int, default 1000
+        Bootstrap resamples per confidence interval.
+    seed : int, default 0
+        Seed of the bootstrap and of the ``limit`` sample.
+    limit : int, optional
+        Audit at most this many rows per data set (a seeded sample).
+    progress : bool, default True
+        Show progress bars on stderr.
+    batch_size : int, default 64
+        Texts per moderator call (and per store commit).
+
+    Returns
+    -------
+    dict
+        The report, exactly as written to ``report.json``.
+    """
+    if not moderators:
+        raise ConfigError("The 'moderators' parameter of run_audit must name at least one moderator.")
+    for pname, value, low in (("n_resamples", n_resamples, 1), ("limit", limit, 1), ("seed", seed, 0)):
+        if value is None and pname == "limit":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(
+                f"The {pname!r} parameter of run_audit must be an int >= {low}. Got {value!r} instead."
+            )
+    # Check every name before creating anything on disk.
+    mods = [_as_moderator(m) for m in moderators]
+    labels = _labels(mods)
+    _resolve_datasets(datasets)
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"Cannot create the output folder {out}: {exc}.") from None
+    db = ResultStore(store if store is not None else out / "store.sqlite")
+    try:
+        return _run(db, mods, labels, datasets, data_dir, out, n_resamples, seed, limit, progress, batch_size)
+    finally:
+        db.close()
+
+
+def _run(
+    db: ResultStore,
+    mods: Sequence[Moderator],
+    labels: Sequence[str],
+    datasets: str | Sequence[str],
+    data_dir: str | Path | None,
+    out: Path,
+    n_resamples: int,
+    seed: int,
+    limit: int | None,
+    progress: bool,
+    batch_size: int,
+) -> dict[str, Any]:
+    from . import metrics
+
+    sets, skipped, agreement = build_audit_sets(
+        datasets, data_dir=data_dir, store=db, limit=limit, seed=seed, progress=progress
+    )
+    memo = _Memo(db, _code_fingerprint("tactful.audit.metrics", "tactful.audit.regression"))
+    families = [f for f in AUDIT_FAMILIES if any(s.family == f for s in sets)]
+
+    # Every unique text once per moderator: ss_openai's texts serve nine views.
+    unique_texts = list(dict.fromkeys(t for s in sets for t in s.texts))
+    results: list[dict[str, Any]] = []
+    pooled: list[dict[str, Any]] = []
+    regressions: list[dict[str, Any]] = []
+    with _Progress(progress) as bars:
+        answers_by_mod = []
+        for mod, label in zip(mods, labels):
+            answers = db.analyze_cached(
+                mod, unique_texts, batch_size=batch_size,
+                progress=bars.task(f"moderator {label}", len(unique_texts)),
+            )
+            answers_by_mod.append(dict(zip(unique_texts, answers)))
+        advance = bars.task("metrics", len(mods) * (len(sets) + len(families) + 1))
+        for mod, label, by_text in zip(mods, labels, answers_by_mod):
+            flags: dict[str, np.ndarray] = {}
+            scores: dict[str, np.ndarray | None] = {}
+            for s in sets:
+                analyses = [by_text[t] for t in s.texts]
+                flags[s.id] = np.array([a.flagged for a in analyses], dtype=np.int8)
+                has_scores = any(a.scores for a in analyses)
+                scores[s.id] = (
+                    np.asarray(metrics.max_category_score(analyses), dtype=float) if has_scores else None
+                )
+            for s in sets:
+                row = {"moderator": label, "set": s.id, "dataset": s.dataset, "family": s.family}
+                row.update(_evaluate(memo, s.y_true, s.groups, flags[s.id], scores[s.id], n_resamples, seed))
+                results.append(row)
+                advance(1)
+            for family in families:
+                y, g, f = _pooled(sets, family, flags)
+                fam_sets = [s for s in sets if s.family == family and s.primary]
+                sc = None
+                if all(scores[s.id] is not None for s in fam_sets):
+                    sc = np.concatenate([scores[s.id] for s in fam_sets])  # type: ignore[misc]
+                row = {"moderator": label, "family": family, "sets": [s.id for s in fam_sets]}
+                row.update(_evaluate(memo, y, g, f, sc, n_resamples, seed))
+                pooled.append(row)
+                advance(1)
+            reg = {"moderator": label}
+            reg.update(_regressions(memo, sets, flags, scores))
+            regressions.append(reg)
+            advance(1)
+
+    report = {
+        "schema": "tactful.audit/1",
+        "title": "Identity-related speech suppression audit",
+        "parameters": {
+            "datasets": list(datasets.split(",")) if isinstance(datasets, str) else list(datasets),
+            "n_resamples": n_resamples,
+            "confidence": 0.95,
+            "seed": seed,
+            "limit": limit,
+        },
+        "groups": list(_group_names()),
+        "notes": list(NOTES),
+        "moderators": [
+            {
+                "label": label,
+                "name": str(m.name),
+                "version": str(m.version),
+                "config": _jsonable(m.config()),
+                "key": moderator_key(m),
+            }
+            for m, label in zip(mods, labels)
+        ],
+        "datasets": [
+            {
+                "set": s.id,
+                "dataset": s.dataset,
+                "family": s.family,
+                "labeling": s.labeling,
+                "primary": s.primary,
+                "group_source": s.group_source,
+                "n": len(s.texts),
+                "n_positive": int(s.y_true.sum()),
+                "n_negative": int((s.y_true == 0).sum()),
+                "n_has_slur": int(s.has_slur.sum()),
+                "group_counts": {g: sum(1 for gs in s.groups if g in gs) for g in _group_names()},
+                "mean_words": round(float(np.mean([len(t.split()) for t in s.texts])), 2) if s.texts else None,
+            }
+            for s in sets
+        ],
+        "skipped": skipped,
+        "results": results,
+        "families": pooled,
+        "summary": [
+            {
+                "moderator": p["moderator"],
+                "family": p["family"],
+                "fpr": p["fpr"],
+                "flag": p["flag"]["worst"],
+                "score": None if p["score"] is None else p["score"]["worst"],
+            }
+            for p in pooled
+        ],
+        "regressions": regressions,
+        "tagger_agreement": agreement,
+    }
+    report = _clean(report)
+
+    from ._report import write_reports
+
+    write_reports(report, out, store=db)
+    return report
+
+
+def _group_names() -> tuple[str, ...]:
+    from ..identity import GROUPS
+
+    return tuple(GROUPS)
