@@ -55,6 +55,23 @@ README_ROWS: dict[str, dict[str, int]] = {
 
 
 # ----------------------------------------------------------------------------- registry
+def test_public_surface():
+    # order is ruff's RUF022 (constants, classes, functions), checked by the linter
+    assert len(set(ds.__all__)) == len(ds.__all__)
+    assert all(hasattr(ds, name) for name in ds.__all__)
+    required = {
+        "DatasetSpec",
+        "Record",
+        "dataset_names",
+        "get_spec",
+        "load_dataset",
+        "dataset_status",
+        "span_offsets",
+        "load_holistic_descriptors",
+    }
+    assert required <= set(ds.__all__)
+
+
 def test_names_are_sorted_and_cover_the_brief():
     names = dataset_names()
     assert names == sorted(names)

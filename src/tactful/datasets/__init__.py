@@ -23,7 +23,7 @@ from ..config import resolve_data_dir
 from ..errors import DataError, MissingDataError, UnknownNameError
 from . import _loaders, _loaders_more, _tv  # noqa: F401  (importing registers the data sets)
 from ._groups import GROUP_ALIASES, IDENTITY_GROUPS, normalize_groups
-from ._io import Table, missing_message
+from ._io import Source, Table, missing_message
 from ._loaders import load_holistic_descriptors
 from ._record import Record
 from ._spans import RATER_SPAN_TYPES, offsets_to_spans, rater_gold_spans, span_offsets
@@ -67,8 +67,6 @@ def _stamp(spec: DatasetSpec, root: Path) -> _Stamp:
 # `dataset_status` is cheap after the first call.
 @functools.lru_cache(maxsize=6)
 def _build(name: str, root: str, stamp: _Stamp) -> Table:
-    from ._io import Source
-
     spec = get_spec(name)
     table = get_loader(name)(Source(name, Path(root)))
     absent = [s for s in spec.splits if s not in table.splits]
@@ -83,7 +81,7 @@ def _counts(name: str, root: str, stamp: _Stamp) -> dict[str, int]:
     return {s: len(table.splits[s]) for s in get_spec(name).splits}
 
 
-def _table(spec: DatasetSpec, data_dir: str | os.PathLike[str] | None) -> tuple[str, _Stamp]:
+def _cache_key(spec: DatasetSpec, data_dir: str | os.PathLike[str] | None) -> tuple[str, _Stamp]:
     root = resolve_data_dir(data_dir)
     return os.path.abspath(root), _stamp(spec, root)
 
@@ -120,7 +118,7 @@ def load_dataset(
     split = spec.default_split if split is None else split
     if split not in spec.splits:
         raise UnknownNameError("split", split, spec.splits)
-    root, stamp = _table(spec, data_dir)
+    root, stamp = _cache_key(spec, data_dir)
     table = _build(name, root, stamp)
     recs = table.records
     return [
@@ -151,7 +149,7 @@ def dataset_status(
     for name in dataset_names():
         spec = get_spec(name)
         try:
-            root, stamp = _table(spec, data_dir)
+            root, stamp = _cache_key(spec, data_dir)
             counts = dict(_counts(name, root, stamp))
         except DataError:
             out.append((spec, False, {}))
