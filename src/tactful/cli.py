@@ -274,6 +274,64 @@ def moderators() -> None:
         click.echo(name)
 
 
+# ------------------------------------------------------------------ builtin model
+
+
+@app.command()
+def train(
+    out: Annotated[Path, typer.Option("--out", help="Run folder: log, checkpoints, weights, export.")] = Path(
+        "runs/builtin"
+    ),
+    data_dir: DataDirOpt = None,
+    epochs: Annotated[float | None, typer.Option("--epochs", help="Passes over the mixture (default 1; CV: 3).")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    cv: Annotated[
+        str | None, typer.Option("--cv", help="Cross-validate one head instead: 'detexd' (5-fold, prints F1).")
+    ] = None,
+) -> None:
+    """Train the builtin multi-task model (needs the `train` extra; never run in CI)."""
+    from .errors import ConfigError, ModelError
+
+    try:
+        from .train._run import cv_detexd, run_training
+    except ImportError as exc:
+        raise ModelError(
+            f"Training needs the train extra ({exc.name} is missing): "
+            "pip install torch==2.13.0 && pip install -e '.[train]'."
+        ) from None
+    if cv is None:
+        run_training(str(data_dir) if data_dir else None, out, epochs=epochs or 1.0, seed=seed)
+    elif cv == "detexd":
+        result = cv_detexd(str(data_dir) if data_dir else None, out, epochs=epochs or 3.0, seed=seed)
+        _print_json({"cv": "detexd", "pooled": result["pooled"], "mean_f1": result["mean_f1"]})
+    else:
+        raise ConfigError(f"The '--cv' option must be 'detexd'. Got {cv!r} instead.")
+
+
+@app.command("model-card")
+def model_card(as_json: JsonOpt = False) -> None:
+    """Show the builtin model's card: data, sizes, thresholds, hashes and measured figures."""
+    from .moderators.builtin import load_card
+
+    card = load_card()
+    if as_json:
+        _print_json(card)
+        return
+    table = Table(title=f"tactful builtin model {card.get('version', '?')}", show_header=False)
+    for key in ("base_model", "architecture", "runtime"):
+        table.add_row(key, str(card.get(key, "")))
+    table.add_row("thresholds", ", ".join(f"{k}={v}" for k, v in card.get("thresholds", {}).items()))
+    for name, digest in card.get("sha256", {}).items():
+        table.add_row(f"sha256 {name}", digest)
+    _out.print(table)
+    figs = Table(title="measured figures")
+    for col in ("figure", "value", "command"):
+        figs.add_column(col)
+    for f in card.get("figures", []):
+        figs.add_row(f["name"], _fmt(f["value"]), f["command"])
+    _out.print(figs)
+
+
 def main() -> None:
     """Entry point of the ``tactful`` script and ``python -m tactful``."""
     app(prog_name="tactful")

@@ -1,0 +1,141 @@
+"""Speed of the builtin moderator against two PyTorch baselines, in one run.
+
+All three use the same fine-tuned weights (a training run's ``model.pt``) on the
+ToxicChat 0124 test texts (2,853):
+
+(a) ``transformers.pipeline("text-classification", batch_size=32)`` over an HF
+    model class carrying our encoder + mean pooling + sequence head, as a user
+    would run it (truncation at 512 tokens);
+(b) PyTorch eager fp32, texts sorted by length, batches of 32, truncation at
+    256 tokens (the builtin window);
+(c) ``tactful.load("builtin").analyze`` — the whole analysis: normalization,
+    windows, onnxruntime int8, spans.
+
+Prints texts/s for each, the ratios c/a and c/b, and toxicity F1 of each at the
+card's toxicity threshold. Also the peak RSS of ``tactful check`` on one text.
+
+    python bench/speed.py --run-dir runs/builtin [--limit N] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _hf_model(run_dir: Path):
+    import torch
+    from transformers import BertConfig, BertModel, BertPreTrainedModel
+    from transformers.modeling_outputs import SequenceClassifierOutput
+
+    from tactful._heads import SEQ_HEADS
+    from tactful.train._model import encoder_dir
+
+    class MeanPooledClassifier(BertPreTrainedModel):
+        def __init__(self, config):
+            super().__init__(config)
+            self.bert = BertModel(config, add_pooling_layer=False)
+            self.classifier = torch.nn.Linear(config.hidden_size, config.num_labels)
+
+        def forward(self, input_ids=None, attention_mask=None, token_type_ids=None, **_):
+            h = self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+            m = attention_mask.unsqueeze(-1).to(h.dtype)
+            return SequenceClassifierOutput(logits=self.classifier((h * m).sum(1) / m.sum(1).clamp(min=1.0)))
+
+    cfg = BertConfig.from_pretrained(str(encoder_dir()))
+    cfg.num_labels = len(SEQ_HEADS)
+    cfg.id2label = dict(enumerate(SEQ_HEADS))
+    cfg.label2id = {h: i for i, h in enumerate(SEQ_HEADS)}
+    cfg.problem_type = "multi_label_classification"
+    model = MeanPooledClassifier(cfg)
+    state = torch.load(run_dir / "model.pt", map_location="cpu")
+    model.bert.load_state_dict({k[len("encoder."):]: v for k, v in state.items() if k.startswith("encoder.")})
+    model.classifier.load_state_dict({"weight": state["seq_head.weight"], "bias": state["seq_head.bias"]})
+    return model.eval()
+
+
+def _f1(y, p, t):
+    from tactful.metrics import precision_recall_f1
+
+    return precision_recall_f1(y, (np.asarray(p) >= t).astype(int))["f1"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run-dir", type=Path, default=Path("runs/builtin"))
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args()
+
+    import torch
+    from transformers import AutoTokenizer, pipeline
+
+    import tactful
+    from tactful._heads import SEQ_HEADS
+    from tactful.datasets import load_dataset
+    from tactful.train._loop import load_tokenizer, predict
+    from tactful.train._model import MultiTaskModel, encoder_dir
+
+    torch.set_num_threads(2)
+    recs = load_dataset("toxicchat", "test", a.data_dir)[: a.limit]
+    texts = [r.text for r in recs]
+    y = np.array([r.label for r in recs])
+    k = SEQ_HEADS.index("toxicity")
+    mod = tactful.load("builtin").load()
+    t_tox = mod._thresholds["toxicity"]
+    res: dict = {"n": len(texts), "threshold": t_tox}
+
+    # (c) builtin, warmed up on a few texts first
+    mod.analyze(texts[:8])
+    t0 = time.perf_counter()
+    out = mod.analyze(texts)
+    res["builtin_tps"] = len(texts) / (time.perf_counter() - t0)
+    res["builtin_f1"] = _f1(y, [o.scores["toxicity"] for o in out], t_tox)
+
+    # (b) eager fp32, length-sorted
+    model = MultiTaskModel()
+    model.load_state_dict(torch.load(a.run_dir / "model.pt", map_location="cpu"))
+    tok = load_tokenizer(max_len=256)
+    predict(model, texts[:8], tok)
+    t0 = time.perf_counter()
+    p = predict(model, texts, tok, batch_size=32)[:, k]
+    res["eager_sorted_tps"] = len(texts) / (time.perf_counter() - t0)
+    res["eager_sorted_f1"] = _f1(y, p, t_tox)
+
+    # (a) transformers pipeline
+    hf = _hf_model(a.run_dir)
+    hf_tok = AutoTokenizer.from_pretrained(str(encoder_dir()))
+    pipe = pipeline("text-classification", model=hf, tokenizer=hf_tok, device=-1, top_k=None,
+                    function_to_apply="sigmoid")
+    pipe(texts[:8], batch_size=32, truncation=True, max_length=512)
+    t0 = time.perf_counter()
+    got = pipe(texts, batch_size=32, truncation=True, max_length=512)
+    res["pipeline_tps"] = len(texts) / (time.perf_counter() - t0)
+    res["pipeline_f1"] = _f1(y, [next(d["score"] for d in g if d["label"] == "toxicity") for g in got], t_tox)
+
+    res["speedup_vs_pipeline"] = res["builtin_tps"] / res["pipeline_tps"]
+    res["speedup_vs_eager_sorted"] = res["builtin_tps"] / res["eager_sorted_tps"]
+
+    # Peak memory of `tactful check` on one text, in a fresh process.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-m", "tactful", "check", "you absolute idiot", "--json"],
+                   check=True, capture_output=True)
+    res["check_peak_rss_mb"] = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    res["model_mb"] = (Path(tactful.__file__).parent / "models" / "builtin" / "model.onnx").stat().st_size / 1e6
+
+    for key, v in res.items():
+        print(f"{key:28s} {v:.4f}" if isinstance(v, float) else f"{key:28s} {v}")
+    if a.json:
+        a.json.write_text(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

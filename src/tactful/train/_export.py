@@ -1,0 +1,79 @@
+"""ONNX export, graph fusion and dynamic int8 quantization of the trained model."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from pathlib import Path
+
+import torch
+
+from ._model import ExportWrapper, MultiTaskModel, encoder_dir
+
+__all__ = ["export_onnx", "sha256_file"]
+
+log = logging.getLogger("tactful.train")
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def export_onnx(model: MultiTaskModel, out_dir: Path, *, quantize: bool = True) -> dict[str, Path]:
+    """Write ``model.fp32.onnx`` (work file) and the shipped ``model.onnx`` into ``out_dir``.
+
+    Steps: TorchScript-based export with dynamic batch/sequence axes; onnxruntime's
+    BERT graph fusion (attention, layer norm, GELU); dynamic int8 quantization of
+    the fused graph's MatMul weights.
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.eval()
+    # The eager attention graph is the pattern onnxruntime's BERT optimizer fuses
+    # into one (Q)Attention op; the SDPA graph is left unfused (measured: 6 fused
+    # Attention nodes vs none).
+    model.encoder.set_attn_implementation("eager")
+    wrapper = ExportWrapper(model)
+    ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]], dtype=torch.long)
+    mask = (ids != 0).long()
+    fp32 = out_dir / "model.fp32.onnx"
+    torch.onnx.export(
+        wrapper,
+        (ids, mask),
+        str(fp32),
+        input_names=["input_ids", "attention_mask"],
+        output_names=["seq", "tok_toxic", "tok_type"],
+        dynamic_axes={
+            "input_ids": {0: "batch", 1: "tokens"},
+            "attention_mask": {0: "batch", 1: "tokens"},
+            "seq": {0: "batch"},
+            "tok_toxic": {0: "batch", 1: "tokens"},
+            "tok_type": {0: "batch", 1: "tokens"},
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+    fused = out_dir / "model.fused.onnx"
+    opt = optimize_model(str(fp32), model_type="bert", num_heads=model.encoder.config.num_attention_heads,
+                         hidden_size=model.encoder.config.hidden_size)
+    opt.save_model_to_file(str(fused))
+    final = out_dir / "model.onnx"
+    if quantize:
+        import onnx
+
+        quantize_dynamic(
+            str(fused), str(final), weight_type=QuantType.QInt8,
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+    else:
+        shutil.copy(fused, final)
+    shutil.copy(encoder_dir() / "tokenizer.json", out_dir / "tokenizer.json")
+    log.info("exported %s (%.1f MB)", final, final.stat().st_size / 1e6)
+    return {"fp32": fp32, "fused": fused, "model": final}
