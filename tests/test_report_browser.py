@@ -33,7 +33,17 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-GROUPS = ["men", "women", "white", "non-white", "christian", "non-christian", "lgbt", "straight", "disability"]
+GROUPS = [
+    "men",
+    "women",
+    "white",
+    "non-white",
+    "christian",
+    "non-christian",
+    "lgbt",
+    "straight",
+    "disability",
+]
 
 
 # --------------------------------------------------------------------------- a hand-made report
@@ -42,18 +52,34 @@ GROUPS = ["men", "women", "white", "non-white", "christian", "non-christian", "l
 def _flag_rows(ratios: list[float | None]) -> list[dict[str, Any]]:
     rows = []
     for k, (g, r) in enumerate(zip(GROUPS, ratios)):
-        rows.append({
-            "group": g, "n": 100 + k, "n_tn": 0 if r is None else 50 + k, "n_fp": 0 if r is None else 5 + k,
-            "i_fpr": None if r is None else 0.1 * r, "fpr": 0.1, "ratio": r,
-            "ratio_low": None if r is None else r - 0.25, "ratio_high": None if r is None else r + 0.25,
-        })
+        rows.append(
+            {
+                "group": g,
+                "n": 100 + k,
+                "n_tn": 0 if r is None else 50 + k,
+                "n_fp": 0 if r is None else 5 + k,
+                "i_fpr": None if r is None else 0.1 * r,
+                "fpr": 0.1,
+                "ratio": r,
+                "ratio_low": None if r is None else r - 0.25,
+                "ratio_high": None if r is None else r + 0.25,
+            }
+        )
     return rows
 
 
 def _score_rows(ratios: list[float | None]) -> list[dict[str, Any]]:
     return [
-        {"group": g, "n": 100, "n_tn": 40, "i_median": None if r is None else 0.2 * r, "median": 0.2,
-         "ratio": r, "ratio_low": None if r is None else r - 0.1, "ratio_high": None if r is None else r + 0.1}
+        {
+            "group": g,
+            "n": 100,
+            "n_tn": 40,
+            "i_median": None if r is None else 0.2 * r,
+            "median": 0.2,
+            "ratio": r,
+            "ratio_low": None if r is None else r - 0.1,
+            "ratio_high": None if r is None else r + 0.1,
+        }
         for g, r in zip(GROUPS, ratios)
     ]
 
@@ -61,7 +87,9 @@ def _score_rows(ratios: list[float | None]) -> list[dict[str, Any]]:
 def _worst(rows: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     b = max((r for r in rows if r["ratio"] is not None), key=lambda r: r["ratio"])
     w = {k: b[k] for k in ("group", "ratio", "ratio_low", "ratio_high", "n_tn")}
-    w.update({"n_fp": b["n_fp"], "i_fpr": b["i_fpr"]} if kind == "flag" else {"i_median": b["i_median"]})
+    w.update(
+        {"n_fp": b["n_fp"], "i_fpr": b["i_fpr"]} if kind == "flag" else {"i_median": b["i_median"]}
+    )
     return w
 
 
@@ -69,7 +97,10 @@ def _block(flag: list[float | None], score: list[float | None] | None) -> dict[s
     f = _flag_rows(flag)
     s = None if score is None else _score_rows(score)
     return {
-        "n": 120, "n_negative": 100, "n_positive": 20, "fpr": 0.1,
+        "n": 120,
+        "n_negative": 100,
+        "n_positive": 20,
+        "fpr": 0.1,
         "flag": {"groups": f, "worst": _worst(f, "flag")},
         "score": None if s is None else {"groups": s, "worst": _worst(s, "score")},
     }
@@ -83,36 +114,95 @@ def hand_made_report() -> dict[str, Any]:
     for m, has_scores in mods:
         for set_id, family in (("ss_stormfront", "traditional"), ("ss_openai", "genai")):
             score = [r if r is None else r * 0.8 for r in base] if has_scores else None
-            results.append({"moderator": m, "set": set_id, "dataset": set_id, "family": family,
-                            **_block(base, score)})
-            families.append({"moderator": m, "family": family, "sets": [set_id], **_block(base, score)})
-    terms = [{"term": t, "coef": 0.5, "std_err": 0.1, "z": 5.0, "p_value": 1e-6, "ci_low": 0.3, "ci_high": 0.7}
-             for t in ["const", *GROUPS, "has_slur", "genai", "word_length"]]
+            results.append(
+                {
+                    "moderator": m,
+                    "set": set_id,
+                    "dataset": set_id,
+                    "family": family,
+                    **_block(base, score),
+                }
+            )
+            families.append(
+                {"moderator": m, "family": family, "sets": [set_id], **_block(base, score)}
+            )
+    terms = [
+        {
+            "term": t,
+            "coef": 0.5,
+            "std_err": 0.1,
+            "z": 5.0,
+            "p_value": 1e-6,
+            "ci_low": 0.3,
+            "ci_high": 0.7,
+        }
+        for t in ["const", *GROUPS, "has_slur", "genai", "word_length"]
+    ]
     fit = {"terms": terms, "method": "logit", "dropped": {"straight": "constant"}, "n": 240}
     return {
         "schema": "tactful.audit/1",
         "title": "Identity-related speech suppression audit",
-        "parameters": {"datasets": ["traditional", "genai"], "n_resamples": 100, "confidence": 0.95,
-                       "seed": 0, "limit": 200},
+        "parameters": {
+            "datasets": ["traditional", "genai"],
+            "n_resamples": 100,
+            "confidence": 0.95,
+            "seed": 0,
+            "limit": 200,
+        },
         "groups": GROUPS,
         "notes": ["Ratios <b>are</b> i-FPR / FPR & friends."],
-        "moderators": [{"label": m, "name": m, "version": "1", "config": {"threshold": 0.5}, "key": "0" * 64}
-                       for m, _ in mods],
+        "moderators": [
+            {"label": m, "name": m, "version": "1", "config": {"threshold": 0.5}, "key": "0" * 64}
+            for m, _ in mods
+        ],
         "datasets": [
-            {"set": s, "dataset": s, "family": f, "labeling": "hate", "primary": True, "group_source": src,
-             "n": 120, "n_positive": 20, "n_negative": 100, "n_has_slur": 3,
-             "group_counts": dict.fromkeys(GROUPS, 10), "mean_words": 12.5}
-            for s, f, src in (("ss_stormfront", "traditional", "paper tags"), ("ss_openai", "genai", "paper tags"))
+            {
+                "set": s,
+                "dataset": s,
+                "family": f,
+                "labeling": "hate",
+                "primary": True,
+                "group_source": src,
+                "n": 120,
+                "n_positive": 20,
+                "n_negative": 100,
+                "n_has_slur": 3,
+                "group_counts": dict.fromkeys(GROUPS, 10),
+                "mean_words": 12.5,
+            }
+            for s, f, src in (
+                ("ss_stormfront", "traditional", "paper tags"),
+                ("ss_openai", "genai", "paper tags"),
+            )
         ],
         "skipped": [],
         "results": results,
         "families": families,
-        "summary": [{"moderator": p["moderator"], "family": p["family"], "fpr": p["fpr"],
-                     "flag": p["flag"]["worst"], "score": p["score"] and p["score"]["worst"]} for p in families],
-        "regressions": [{"moderator": m, "sets": ["ss_stormfront", "ss_openai"], "n": 240,
-                         "flag": fit, "score": fit if s else None} for m, s in mods],
-        "tagger_agreement": {"ss_openai": [{"group": g, "accuracy": 0.975, "precision": 0.9, "recall": 0.8}
-                                           for g in GROUPS]},
+        "summary": [
+            {
+                "moderator": p["moderator"],
+                "family": p["family"],
+                "fpr": p["fpr"],
+                "flag": p["flag"]["worst"],
+                "score": p["score"] and p["score"]["worst"],
+            }
+            for p in families
+        ],
+        "regressions": [
+            {
+                "moderator": m,
+                "sets": ["ss_stormfront", "ss_openai"],
+                "n": 240,
+                "flag": fit,
+                "score": fit if s else None,
+            }
+            for m, s in mods
+        ],
+        "tagger_agreement": {
+            "ss_openai": [
+                {"group": g, "accuracy": 0.975, "precision": 0.9, "recall": 0.8} for g in GROUPS
+            ]
+        },
     }
 
 
@@ -126,14 +216,23 @@ def test_markdown_has_the_paper_views_with_exact_cells():
         "| lexicon | traditional | 0.100 | 2.50 | [2.25, 2.75] | non-white | 8 / 53 "
         "| 2.00 | [1.90, 2.10] | non-white | 40 |"
     ) in md
-    assert "| random | genai | 0.100 | 2.50 | [2.25, 2.75] | non-white | 8 / 53 | – | – | – | – |" in md
+    assert (
+        "| random | genai | 0.100 | 2.50 | [2.25, 2.75] | non-white | 8 / 53 | – | – | – | – |"
+        in md
+    )
     # Tables 13–14: a group without true negatives has no ratio.
     assert "| disability | 108 | 0 | 0 | – | 0.100 | – | – |" in md
     assert "| genai | 0.500 | 0.100 | 5.00 | 1.00e-06 | [0.3, 0.7] |" in md
     assert "Method: logit; fitted on 240 rows; left out: straight (constant)." in md
     assert "| women | 0.975 | 0.900 | 0.800 |" in md
-    for heading in ("(Table 4)", "(Figure 1)", "(Tables 11–12)", "(Tables 13–14)", "(Tables 15–16)",
-                    "Identity tagger agreement"):
+    for heading in (
+        "(Table 4)",
+        "(Figure 1)",
+        "(Tables 11–12)",
+        "(Tables 13–14)",
+        "(Tables 15–16)",
+        "Identity tagger agreement",
+    ):
         assert heading in md
 
 
@@ -141,25 +240,37 @@ def test_html_is_self_contained_and_escapes_text():
     report = hand_made_report()
     page = render_html(report, [("fig-traditional", "a <caption>", "<svg></svg>")])
     assert page.startswith("<!DOCTYPE html>")
-    for forbidden in ("<script", "<link", "src=\"http", "href=\"http", "url(http", "@import"):
+    for forbidden in ("<script", "<link", 'src="http', 'href="http', "url(http", "@import"):
         assert forbidden not in page
     assert "Ratios &lt;b&gt;are&lt;/b&gt; i-FPR / FPR &amp; friends." in page
-    assert '<figure class="ratio-plot" id="fig-traditional"><svg></svg><figcaption>a &lt;caption&gt;.' in page
+    assert (
+        '<figure class="ratio-plot" id="fig-traditional"><svg></svg><figcaption>a &lt;caption&gt;.'
+        in page
+    )
 
 
 def test_worst_rows_are_highlighted_once_per_table():
     page = render_html(hand_made_report())
     # Per-group tables: pooled (2 families x (2 flag + 1 score)) + per set (2 sets x (2 flag + 1 score)).
     assert page.count('<tr class="worst">') == 12
-    assert page.count("<table>") == 1 + 1 + 2 + 12 + 3 + 1  # summary, data sets, per set, per group, regressions, agreement
+    assert (
+        page.count("<table>") == 1 + 1 + 2 + 12 + 3 + 1
+    )  # summary, data sets, per set, per group, regressions, agreement
 
 
 def test_figure_svg_is_deterministic_and_marks_missing_ratios():
     data = {
         "title": "traditional: i-FPR / FPR (flags)",
         "groups": GROUPS,
-        "series": [{"label": "lexicon", "color": "#0072B2", "ratio": [1.0, 2.0, None, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0],
-                    "low": [0.9] * 9, "high": [1.1] * 9}],
+        "series": [
+            {
+                "label": "lexicon",
+                "color": "#0072B2",
+                "ratio": [1.0, 2.0, None, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0],
+                "low": [0.9] * 9,
+                "high": [1.1] * 9,
+            }
+        ],
     }
     a, b = ratio_figure_svg(data, salt="fig-x"), ratio_figure_svg(data, salt="fig-x")
     assert a == b
@@ -176,8 +287,11 @@ def test_write_reports_writes_three_files(tmp_path: Path):
     assert text == report_json(report)
     assert json.loads(text) == report
     html = paths["html"].read_text(encoding="utf-8")
-    assert [fid for fid in ("fig-traditional", "fig-traditional-score", "fig-genai", "fig-genai-score")
-            if f'id="{fid}"' in html] == ["fig-traditional", "fig-traditional-score", "fig-genai", "fig-genai-score"]
+    assert [
+        fid
+        for fid in ("fig-traditional", "fig-traditional-score", "fig-genai", "fig-genai-score")
+        if f'id="{fid}"' in html
+    ] == ["fig-traditional", "fig-traditional-score", "fig-genai", "fig-genai-score"]
 
 
 # --------------------------------------------------------------------------- the browser
@@ -185,7 +299,9 @@ def test_write_reports_writes_three_files(tmp_path: Path):
 
 def _data_dir() -> Path:
     env = os.environ.get("TACTFUL_DATA")
-    return Path(env).expanduser() if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+    return (
+        Path(env).expanduser() if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
 
 
 def _real_report(out: Path) -> dict[str, Any] | None:
@@ -194,8 +310,15 @@ def _real_report(out: Path) -> dict[str, Any] | None:
         return None
     from tactful.audit._runner import run_audit
 
-    return run_audit(["lexicon", "random"], datasets="traditional,genai", data_dir=_data_dir(), out=out,
-                     limit=150, n_resamples=50, progress=False)
+    return run_audit(
+        ["lexicon", "random"],
+        datasets="traditional,genai",
+        data_dir=_data_dir(),
+        out=out,
+        limit=150,
+        n_resamples=50,
+        progress=False,
+    )
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -208,7 +331,9 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_report_opens_in_chromium_with_figures(tmp_path: Path):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+    )
 
     report = _real_report(tmp_path / "audit")
     if report is None:
@@ -228,8 +353,14 @@ def test_report_opens_in_chromium_with_figures(tmp_path: Path):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)
+            page.on(
+                "console",
+                lambda m: (
+                    problems.append(f"console {m.type}: {m.text}")
+                    if m.type in ("error", "warning")
+                    else None
+                ),
+            )
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
             page.on("request", lambda r: requests.append(r.url))
             page.goto(html_path.as_uri(), wait_until="load")

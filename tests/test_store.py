@@ -11,6 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tactful import Analysis, Span
@@ -119,7 +120,9 @@ def test_analyze_cached_computes_each_text_once_across_runs(tmp_path: Path):
     mod2 = CountingModerator()
     ticks2: list[int] = []
     with ResultStore(path) as store:
-        second = store.analyze_cached(mod2, texts + ["new bad text"], batch_size=3, progress=ticks2.append)
+        second = store.analyze_cached(
+            mod2, texts + ["new bad text"], batch_size=3, progress=ticks2.append
+        )
     assert mod2.seen == ["new bad text"]
     assert second[: len(texts)] == first
     assert second[-1].spans == (Span(4, 7, "insult", 0.9),)
@@ -149,8 +152,46 @@ def test_wrong_number_of_answers_is_a_backend_error(tmp_path: Path):
     with ResultStore(tmp_path / "s.sqlite") as store:
         with pytest.raises(BackendError, match="returned 1 answers for 2 texts"):
             store.analyze_cached(Short(), ["x", "y"])
-        with pytest.raises(ConfigError, match="'batch_size' parameter of analyze_cached must be an int >= 1"):
+        with pytest.raises(
+            ConfigError, match="The 'batch_size' parameter must be an int >= 1. Got 0 instead."
+        ):
             store.analyze_cached(Short(), ["x"], batch_size=0)
+
+
+def test_ensure_then_flags_and_max_scores_read_in_sql(tmp_path: Path):
+    from tactful.audit.metrics import max_category_score
+
+    class Mixed(CountingModerator):
+        def analyze(self, texts):
+            self.seen.extend(texts)
+            out = []
+            for t in texts:
+                if t.startswith("none"):
+                    out.append(Analysis(flagged=False))  # no scores at all
+                else:
+                    out.append(
+                        Analysis(
+                            flagged="bad" in t, scores={"a": 0.25, "b": 0.75 if "bad" in t else 0.5}
+                        )
+                    )
+            return out
+
+    texts = ["bad one", "fine one", "none here", "bad one"]
+    mod = Mixed()
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        with pytest.raises(
+            DataError, match="has no answer of moderator 'counting' for 3 of the texts"
+        ):
+            store.flags_and_max_scores(mod, texts)
+        computed = store.ensure(mod, texts, batch_size=2)
+        assert mod.seen == ["bad one", "fine one", "none here"] and len(computed) == 3
+        assert store.ensure(mod, texts) == {} and len(mod.seen) == 3
+        flagged, scores = store.flags_and_max_scores(mod, texts)
+        answers = store.analyze_cached(mod, texts)
+    assert flagged.tolist() == [True, False, False, True]
+    assert scores[[0, 1, 3]].tolist() == [0.75, 0.5, 0.75]
+    # The same numbers as the metric on decoded answers, NaN for "no scores".
+    np.testing.assert_array_equal(scores, max_category_score(answers))
 
 
 def test_derived_values_round_trip(tmp_path: Path):
@@ -170,7 +211,10 @@ def test_corrupt_file_is_a_one_line_data_error(tmp_path: Path):
         ResultStore(path)
     msg = str(info.value)
     assert "\n" not in msg
-    assert msg.startswith("[T020] The result store ") and "is not a readable tactful SQLite database" in msg
+    assert (
+        msg.startswith("[T020] The result store ")
+        and "is not a readable tactful SQLite database" in msg
+    )
 
 
 def test_folder_path_is_a_config_error(tmp_path: Path):
@@ -228,7 +272,9 @@ def test_sigkill_mid_run_keeps_committed_rows(tmp_path: Path):
     path = tmp_path / "s.sqlite"
     n = 2000  # 400 batches x 0.05 s: far longer than the test waits
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = (
+        str(Path(__file__).resolve().parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    )
     child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), str(n)], env=env)
     try:
         deadline = time.monotonic() + 60

@@ -21,7 +21,10 @@ def audit_command(
     moderator: Annotated[
         list[str],
         typer.Option(
-            "--moderator", "-m", metavar="NAME", help="Registered moderator name; repeat for several."
+            "--moderator",
+            "-m",
+            metavar="NAME",
+            help="Registered moderator name; repeat for several.",
         ),
     ] = ["builtin"],  # noqa: B006  (Typer reads the default; it is never mutated)
     datasets: Annotated[
@@ -46,10 +49,13 @@ def audit_command(
     ] = None,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", min=1, help="Audit at most this many rows per data set (seeded sample)."),
+        typer.Option(
+            "--limit", min=1, help="Audit at most this many rows per data set (seeded sample)."
+        ),
     ] = None,
     n_resamples: Annotated[
-        int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples per confidence interval.")
+        int,
+        typer.Option("--n-resamples", min=1, help="Bootstrap resamples per confidence interval."),
     ] = 1000,
     store: Annotated[
         Path | None,
@@ -83,7 +89,9 @@ def audit_command(
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     table = Table(title="Worst suppression ratio (pooled family rows)", title_justify="left")
     for col in ("moderator", "family", "FPR", "flag", "group", "#FP/#TN", "score", "group"):
-        table.add_column(col, justify="left" if col in ("moderator", "family", "group") else "right")
+        table.add_column(
+            col, justify="left" if col in ("moderator", "family", "group") else "right"
+        )
 
     def cell(w: dict | None, counts: bool) -> tuple[str, ...]:
         if not w:
@@ -93,7 +101,9 @@ def audit_command(
 
     for s in report["summary"]:
         fpr = "—" if s["fpr"] is None else f"{s['fpr']:.3f}"
-        table.add_row(s["moderator"], s["family"], fpr, *cell(s["flag"], True), *cell(s["score"], False))
+        table.add_row(
+            s["moderator"], s["family"], fpr, *cell(s["flag"], True), *cell(s["score"], False)
+        )
     console.print(table)
     for s in report["skipped"]:
         Console(stderr=True, highlight=False).print(f"skipped {s['dataset']}: {s['reason']}")

@@ -87,8 +87,15 @@ def _ratio(w: dict[str, Any] | None, kind: str) -> tuple[str, str, str, str]:
     """(ratio, CI, group, counts) of a worst-group dict."""
     if not w:
         return ("–", "–", "–", "–")
-    counts = f"{_num(w.get('n_fp'))} / {_num(w.get('n_tn'))}" if kind == "flag" else _num(w.get("n_tn"))
-    return (_num(w["ratio"], 2), _ci(w.get("ratio_low"), w.get("ratio_high")), str(w["group"]), counts)
+    counts = (
+        f"{_num(w.get('n_fp'))} / {_num(w.get('n_tn'))}" if kind == "flag" else _num(w.get("n_tn"))
+    )
+    return (
+        _num(w["ratio"], 2),
+        _ci(w.get("ratio_low"), w.get("ratio_high")),
+        str(w["group"]),
+        counts,
+    )
 
 
 def _by(rows: Sequence[dict[str, Any]], **match: Any) -> list[dict[str, Any]]:
@@ -145,40 +152,102 @@ class _Table:
         out = ['<div class="scroll"><table>']
         if caption:
             out.append(f"<caption>{html.escape(caption)}</caption>")
-        out.append("<thead><tr>" + "".join(f"<th{cls(i)}>{html.escape(h)}</th>" for i, h in enumerate(self.header)) + "</tr></thead>")
+        out.append(
+            "<thead><tr>"
+            + "".join(f"<th{cls(i)}>{html.escape(h)}</th>" for i, h in enumerate(self.header))
+            + "</tr></thead>"
+        )
         out.append("<tbody>")
         for cells, css in self.rows:
             tr = f'<tr class="{css}">' if css else "<tr>"
-            out.append(tr + "".join(f"<td{cls(i, c)}>{html.escape(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
+            out.append(
+                tr
+                + "".join(f"<td{cls(i, c)}>{html.escape(c)}</td>" for i, c in enumerate(cells))
+                + "</tr>"
+            )
         out.append("</tbody></table></div>")
         return "\n".join(out)
 
 
 def _summary_table(report: dict[str, Any]) -> _Table:
     t = _Table(
-        ["moderator", "family", "FPR", "flag ratio", "95% CI", "group", "#FP / #TN",
-         "score ratio", "95% CI", "group", "#TN"],
+        [
+            "moderator",
+            "family",
+            "FPR",
+            "flag ratio",
+            "95% CI",
+            "group",
+            "#FP / #TN",
+            "score ratio",
+            "95% CI",
+            "group",
+            "#TN",
+        ],
         left=2,
     )
     for s in report["summary"]:
-        t.add([s["moderator"], s["family"], _num(s["fpr"]), *_ratio(s["flag"], "flag"), *_ratio(s["score"], "score")])
+        t.add(
+            [
+                s["moderator"],
+                s["family"],
+                _num(s["fpr"]),
+                *_ratio(s["flag"], "flag"),
+                *_ratio(s["score"], "score"),
+            ]
+        )
     return t
 
 
 def _datasets_table(report: dict[str, Any]) -> _Table:
     groups = report["groups"]
-    t = _Table(["set", "family", "violating = 1", "n", "violating", "not violating", "has slur",
-                "groups from", *groups], left=3)
+    t = _Table(
+        [
+            "set",
+            "family",
+            "violating = 1",
+            "n",
+            "violating",
+            "not violating",
+            "has slur",
+            "groups from",
+            *groups,
+        ],
+        left=3,
+    )
     for d in report["datasets"]:
-        t.add([d["set"], d["family"], d["labeling"], _num(d["n"]), _num(d["n_positive"]),
-               _num(d["n_negative"]), _num(d["n_has_slur"]), d["group_source"],
-               *(_num(d["group_counts"].get(g, 0)) for g in groups)])
+        t.add(
+            [
+                d["set"],
+                d["family"],
+                d["labeling"],
+                _num(d["n"]),
+                _num(d["n_positive"]),
+                _num(d["n_negative"]),
+                _num(d["n_has_slur"]),
+                d["group_source"],
+                *(_num(d["group_counts"].get(g, 0)) for g in groups),
+            ]
+        )
     return t
 
 
 def _per_set_table(report: dict[str, Any], set_id: str) -> _Table:
-    t = _Table(["moderator", "FPR", "worst group (flag)", "ratio", "95% CI", "#FP / #TN",
-                "worst group (score)", "ratio", "95% CI", "#TN"], left=1)
+    t = _Table(
+        [
+            "moderator",
+            "FPR",
+            "worst group (flag)",
+            "ratio",
+            "95% CI",
+            "#FP / #TN",
+            "worst group (score)",
+            "ratio",
+            "95% CI",
+            "#TN",
+        ],
+        left=1,
+    )
     for r in _by(report["results"], set=set_id):
         f = _ratio(r["flag"]["worst"], "flag")
         s = _ratio(r["score"]["worst"] if r["score"] else None, "score")
@@ -197,11 +266,32 @@ def _per_group_table(block: dict[str, Any], kind: str) -> _Table:
     for g in part["groups"]:
         css = "worst" if g["group"] == worst else ""
         if kind == "flag":
-            t.add([g["group"], _num(g.get("n")), _num(g.get("n_tn")), _num(g.get("n_fp")), _num(g.get("i_fpr")),
-                   _num(g.get("fpr")), _num(g.get("ratio"), 2), _ci(g.get("ratio_low"), g.get("ratio_high"))], css)
+            t.add(
+                [
+                    g["group"],
+                    _num(g.get("n")),
+                    _num(g.get("n_tn")),
+                    _num(g.get("n_fp")),
+                    _num(g.get("i_fpr")),
+                    _num(g.get("fpr")),
+                    _num(g.get("ratio"), 2),
+                    _ci(g.get("ratio_low"), g.get("ratio_high")),
+                ],
+                css,
+            )
         else:
-            t.add([g["group"], _num(g.get("n")), _num(g.get("n_tn")), _num(g.get("i_median")),
-                   _num(g.get("median")), _num(g.get("ratio"), 2), _ci(g.get("ratio_low"), g.get("ratio_high"))], css)
+            t.add(
+                [
+                    g["group"],
+                    _num(g.get("n")),
+                    _num(g.get("n_tn")),
+                    _num(g.get("i_median")),
+                    _num(g.get("median")),
+                    _num(g.get("ratio"), 2),
+                    _ci(g.get("ratio_low"), g.get("ratio_high")),
+                ],
+                css,
+            )
     return t
 
 
@@ -209,8 +299,16 @@ def _regression_table(terms: list[dict[str, Any]]) -> _Table:
     stat = next((k for k in ("z", "t", "stat") if terms and k in terms[0]), "stat")
     t = _Table(["term", "coef", "std err", stat, "p", "95% CI"])
     for r in terms:
-        t.add([r.get("term", "?"), _num(r.get("coef")), _num(r.get("std_err")), _num(r.get(stat), 2),
-               _num(r.get("p_value")), _ci(r.get("ci_low"), r.get("ci_high"), ".3g")])
+        t.add(
+            [
+                r.get("term", "?"),
+                _num(r.get("coef")),
+                _num(r.get("std_err")),
+                _num(r.get(stat), 2),
+                _num(r.get("p_value")),
+                _ci(r.get("ci_low"), r.get("ci_high"), ".3g"),
+            ]
+        )
     return t
 
 
@@ -233,13 +331,15 @@ def _figure_data(report: dict[str, Any], family: str, kind: str) -> dict[str, An
         if not rows or rows[0][kind] is None:
             continue
         by_group = {g["group"]: g for g in rows[0][kind]["groups"]}
-        series.append({
-            "label": m["label"],
-            "color": PALETTE[i % len(PALETTE)],
-            "ratio": [by_group.get(g, {}).get("ratio") for g in report["groups"]],
-            "low": [by_group.get(g, {}).get("ratio_low") for g in report["groups"]],
-            "high": [by_group.get(g, {}).get("ratio_high") for g in report["groups"]],
-        })
+        series.append(
+            {
+                "label": m["label"],
+                "color": PALETTE[i % len(PALETTE)],
+                "ratio": [by_group.get(g, {}).get("ratio") for g in report["groups"]],
+                "low": [by_group.get(g, {}).get("ratio_low") for g in report["groups"]],
+                "high": [by_group.get(g, {}).get("ratio_high") for g in report["groups"]],
+            }
+        )
     if not series:
         return None
     what = "i-FPR / FPR (flags)" if kind == "flag" else "i-median / median of max category score"
@@ -274,19 +374,53 @@ def ratio_figure_svg(data: dict[str, Any], salt: str = "tactful") -> str:
                 has = [r is not None for r in s["ratio"]]
                 px = pos[has]
                 h = np.array([r for r in s["ratio"] if r is not None], dtype=float)
-                lo = np.array([lo if lo is not None else r for r, lo in zip(s["ratio"], s["low"]) if r is not None], dtype=float)
-                hi = np.array([hi if hi is not None else r for r, hi in zip(s["ratio"], s["high"]) if r is not None], dtype=float)
+                lo = np.array(
+                    [
+                        lo if lo is not None else r
+                        for r, lo in zip(s["ratio"], s["low"])
+                        if r is not None
+                    ],
+                    dtype=float,
+                )
+                hi = np.array(
+                    [
+                        hi if hi is not None else r
+                        for r, hi in zip(s["ratio"], s["high"])
+                        if r is not None
+                    ],
+                    dtype=float,
+                )
                 label = s["label"] if len(px) else f"{s['label']} (no ratio defined)"
                 ax.bar(px, h, width=width * 0.92, color=s["color"], label=label, zorder=2)
                 for xi, r in zip(pos, s["ratio"]):
                     if r is None:  # no true negatives in the group: no ratio, say so on the plot
-                        ax.text(xi, 0.02, "n/a", rotation=90, ha="center", va="bottom", fontsize=7,
-                                color=s["color"], transform=ax.get_xaxis_transform())
+                        ax.text(
+                            xi,
+                            0.02,
+                            "n/a",
+                            rotation=90,
+                            ha="center",
+                            va="bottom",
+                            fontsize=7,
+                            color=s["color"],
+                            transform=ax.get_xaxis_transform(),
+                        )
                 if len(px):
                     # Percentile CIs need not contain the point estimate; clip the whisker lengths at 0.
                     err = np.vstack([np.clip(h - lo, 0, None), np.clip(hi - h, 0, None)])
-                    ax.errorbar(px, h, yerr=err, fmt="none", ecolor="#333333", elinewidth=1, capsize=2.5, zorder=3)
-            ax.axhline(1.0, color="#B22222", linestyle="--", linewidth=1.2, zorder=4, label="ratio = 1")
+                    ax.errorbar(
+                        px,
+                        h,
+                        yerr=err,
+                        fmt="none",
+                        ecolor="#333333",
+                        elinewidth=1,
+                        capsize=2.5,
+                        zorder=3,
+                    )
+            ax.axhline(
+                1.0, color="#B22222", linestyle="--", linewidth=1.2, zorder=4, label="ratio = 1"
+            )
             ax.set_xticks(x, groups, rotation=20, ha="right")
             ax.set_ylabel("suppression ratio")
             ax.set_title(data["title"])
@@ -299,7 +433,7 @@ def ratio_figure_svg(data: dict[str, Any], salt: str = "tactful") -> str:
         finally:
             plt.close(fig)
     svg = buf.getvalue()
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
 def _figures(report: dict[str, Any], store: Any = None) -> list[tuple[str, str, str]]:
@@ -314,7 +448,10 @@ def _figures(report: dict[str, Any], store: Any = None) -> list[tuple[str, str, 
                 wanted.append((fid, data))
     code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
     namespace = f"report-figure/{code}"
-    keys = [hashlib.sha256(json.dumps([fid, d], sort_keys=True).encode()).hexdigest() for fid, d in wanted]
+    keys = [
+        hashlib.sha256(json.dumps([fid, d], sort_keys=True).encode()).hexdigest()
+        for fid, d in wanted
+    ]
     cached = store.get_derived(namespace, keys) if store is not None else {}
     out = []
     for (fid, data), key in zip(wanted, keys):
@@ -330,25 +467,55 @@ def _figures(report: dict[str, Any], store: Any = None) -> list[tuple[str, str, 
 # --------------------------------------------------------------------------- documents
 
 
+_SUMMARY_NOTE = (
+    "Worst group = largest ratio over the 9 groups on the family's pooled rows; "
+    "#FP / #TN are the group's false positives and true negatives (texts not violating). "
+    "– = undefined: no scores, or an overall FPR / median score of 0, or no group with "
+    "true negatives."
+)
+
+
 def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, Any]]]]:
     """The report as ``[(anchor, heading, [(kind, payload)])]`` shared by both renderers."""
     secs: list[tuple[str, str, list[tuple[str, Any]]]] = []
     mods = report["moderators"]
-    secs.append(("summary", "Summary: worst suppression per moderator and family (Table 4)", [
-        ("p", "Worst group = largest ratio over the 9 groups on the family's pooled rows; "
-              "#FP / #TN are the group's false positives and true negatives (texts not violating). "
-              "– = undefined: no scores, or an overall FPR / median score of 0, or no group with "
-              "true negatives."),
-        ("table", _summary_table(report)),
-    ]))
+    secs.append(
+        (
+            "summary",
+            "Summary: worst suppression per moderator and family (Table 4)",
+            [
+                ("p", _SUMMARY_NOTE),
+                ("table", _summary_table(report)),
+            ],
+        )
+    )
     secs.append(("figures", "Per-group suppression ratios (Figure 1)", [("figures", None)]))
-    secs.append(("datasets", "Data sets and identity groups", [("table", _datasets_table(report))] + (
-        [("p", "Skipped: " + "; ".join(f"{s['dataset']} ({s['reason']})" for s in report["skipped"]))]
-        if report["skipped"] else []
-    )))
+    secs.append(
+        (
+            "datasets",
+            "Data sets and identity groups",
+            [("table", _datasets_table(report))]
+            + (
+                [
+                    (
+                        "p",
+                        "Skipped: "
+                        + "; ".join(f"{s['dataset']} ({s['reason']})" for s in report["skipped"]),
+                    )
+                ]
+                if report["skipped"]
+                else []
+            ),
+        )
+    )
     per_set: list[tuple[str, Any]] = []
     for d in report["datasets"]:
-        per_set.append(("h3", f"{d['set']} ({d['family']}; violating = {d['labeling']}; groups: {d['group_source']})"))
+        per_set.append(
+            (
+                "h3",
+                f"{d['set']} ({d['family']}; violating = {d['labeling']}; groups: {d['group_source']})",
+            )
+        )
         per_set.append(("table", _per_set_table(report, d["set"])))
     secs.append(("per-dataset", "Per data set: FPR and worst group (Tables 11–12)", per_set))
     per_group: list[tuple[str, Any]] = []
@@ -357,7 +524,12 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
             if p[kind] is None:
                 continue
             what = "i-FPR / FPR" if kind == "flag" else "i-median / median (max category score)"
-            per_group.append(("h3", f"{p['moderator']} · {p['family']} (pooled: {', '.join(p['sets'])}) · {what}"))
+            per_group.append(
+                (
+                    "h3",
+                    f"{p['moderator']} · {p['family']} (pooled: {', '.join(p['sets'])}) · {what}",
+                )
+            )
             per_group.append(("table", _per_group_table(p, kind)))
     secs.append(("per-group", "Per group, pooled families (Tables 13–14)", per_group))
     detail: list[tuple[str, Any]] = []
@@ -366,11 +538,23 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
             if r[kind] is None:
                 continue
             what = "i-FPR / FPR" if kind == "flag" else "i-median / median"
-            detail.append(("details", (f"{r['moderator']} · {r['set']} · {what}", _per_group_table(r, kind))))
+            detail.append(
+                ("details", (f"{r['moderator']} · {r['set']} · {what}", _per_group_table(r, kind)))
+            )
     secs.append(("per-group-sets", "Per group, each data set", detail))
-    regs: list[tuple[str, Any]] = [("p", "Flag: logistic regression of 'flag matches ground truth'; score: OLS of "
-                                         "the max category score on true negatives. Pooled over: "
-                                         + ", ".join(report["regressions"][0]["sets"]) + ".")] if report["regressions"] else []
+    regs: list[tuple[str, Any]] = (
+        [
+            (
+                "p",
+                "Flag: logistic regression of 'flag matches ground truth'; score: OLS of "
+                "the max category score on true negatives. Pooled over: "
+                + ", ".join(report["regressions"][0]["sets"])
+                + ".",
+            )
+        ]
+        if report["regressions"]
+        else []
+    )
     for r in report["regressions"]:
         for kind in ("flag", "score"):
             fit = r.get(kind)
@@ -381,11 +565,19 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
                 regs.append(("p", f"Not fitted: {fit.get('error')}"))
                 continue
             dropped = "; ".join(f"{k} ({v})" for k, v in (fit.get("dropped") or {}).items())
-            regs.append(("p", f"Method: {fit.get('method')}; fitted on {_num(fit.get('n'))} rows"
-                              + (f"; left out: {dropped}" if dropped else "") + "."))
+            regs.append(
+                (
+                    "p",
+                    f"Method: {fit.get('method')}; fitted on {_num(fit.get('n'))} rows"
+                    + (f"; left out: {dropped}" if dropped else "")
+                    + ".",
+                )
+            )
             regs.append(("table", _regression_table(fit["terms"])))
     secs.append(("regressions", "Regressions (Tables 15–16)", regs))
-    agree: list[tuple[str, Any]] = [("p", "The tactful identity tagger compared with the paper's own tags, per group.")]
+    agree: list[tuple[str, Any]] = [
+        ("p", "The tactful identity tagger compared with the paper's own tags, per group.")
+    ]
     for name, rows in sorted(report["tagger_agreement"].items()):
         agree.append(("h3", name))
         agree.append(("table", _agreement_table(rows)))
@@ -402,11 +594,14 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
 def render_markdown(report: dict[str, Any]) -> str:
     """The report as GitHub-flavoured Markdown (figures are in the HTML report)."""
     p = report["parameters"]
-    out = [f"# {report['title']}\n",
-           f"Moderators: {', '.join(m['label'] for m in report['moderators'])}. "
-           f"Data: {', '.join(p['datasets'])}. Bootstrap: {p['n_resamples']:,} resamples, "
-           f"{p['confidence']:.0%} CI, seed {p['seed']}."
-           + (f" Limited to {p['limit']:,} rows per data set." if p["limit"] else "") + "\n"]
+    out = [
+        f"# {report['title']}\n",
+        f"Moderators: {', '.join(m['label'] for m in report['moderators'])}. "
+        f"Data: {', '.join(p['datasets'])}. Bootstrap: {p['n_resamples']:,} resamples, "
+        f"{p['confidence']:.0%} CI, seed {p['seed']}."
+        + (f" Limited to {p['limit']:,} rows per data set." if p["limit"] else "")
+        + "\n",
+    ]
     for anchor, heading, items in _sections(report):
         out.append(f"## {heading}\n")
         for kind, payload in items:
@@ -442,12 +637,17 @@ def render_html(report: dict[str, Any], figures: Sequence[tuple[str, str, str]] 
     esc = html.escape
     p = report["parameters"]
     secs = _sections(report)
-    body = [f"<h1>{esc(report['title'])}</h1>",
-            f"<p class=\"lede\">Moderators: {esc(', '.join(m['label'] for m in report['moderators']))}. "
-            f"Data: {esc(', '.join(p['datasets']))}. Bootstrap: {p['n_resamples']:,} resamples, "
-            f"{p['confidence']:.0%} CI, seed {p['seed']}."
-            + (f" Limited to {p['limit']:,} rows per data set." if p["limit"] else "") + "</p>",
-            "<nav><ul>" + "".join(f'<li><a href="#{a}">{esc(h)}</a></li>' for a, h, _ in secs) + "</ul></nav>"]
+    body = [
+        f"<h1>{esc(report['title'])}</h1>",
+        f'<p class="lede">Moderators: {esc(", ".join(m["label"] for m in report["moderators"]))}. '
+        f"Data: {esc(', '.join(p['datasets']))}. Bootstrap: {p['n_resamples']:,} resamples, "
+        f"{p['confidence']:.0%} CI, seed {p['seed']}."
+        + (f" Limited to {p['limit']:,} rows per data set." if p["limit"] else "")
+        + "</p>",
+        "<nav><ul>"
+        + "".join(f'<li><a href="#{a}">{esc(h)}</a></li>' for a, h, _ in secs)
+        + "</ul></nav>",
+    ]
     for anchor, heading, items in secs:
         body.append(f'<section id="{anchor}"><h2>{esc(heading)}</h2>')
         for kind, payload in items:
@@ -463,7 +663,9 @@ def render_html(report: dict[str, Any], figures: Sequence[tuple[str, str, str]] 
             elif kind == "pre":
                 body.append(f"<pre>{esc(payload)}</pre>")
             elif kind == "ul":
-                body.append('<ul class="notes">' + "".join(f"<li>{esc(x)}</li>" for x in payload) + "</ul>")
+                body.append(
+                    '<ul class="notes">' + "".join(f"<li>{esc(x)}</li>" for x in payload) + "</ul>"
+                )
             elif kind == "figures":
                 if not figures:
                     body.append('<p class="muted">(no figures)</p>')
@@ -478,10 +680,10 @@ def render_html(report: dict[str, Any], figures: Sequence[tuple[str, str, str]] 
                     )
         body.append("</section>")
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         # No network: forbid every fetch, so an accidental external reference fails loudly.
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{esc(report['title'])}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         + "\n".join(body)

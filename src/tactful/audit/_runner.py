@@ -15,13 +15,14 @@ fraction of the first and writes a byte-identical ``report.json``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -33,7 +34,12 @@ __all__ = ["AUDIT_FAMILIES", "OPENAI_CATEGORIES", "AuditSet", "build_audit_sets"
 
 #: The paper's two families of audit data and the data sets of each.
 AUDIT_FAMILIES: dict[str, tuple[str, ...]] = {
-    "traditional": ("ss_jigsaw_bias", "ss_stormfront", "ss_tweeteval_hate", "ss_tweeteval_offensive"),
+    "traditional": (
+        "ss_jigsaw_bias",
+        "ss_stormfront",
+        "ss_tweeteval_hate",
+        "ss_tweeteval_offensive",
+    ),
     "genai": ("ss_openai", "tv_synopses"),
 }
 
@@ -62,20 +68,30 @@ LABELINGS = {
 AGREEMENT_SETS = ("ss_openai", "ss_stormfront")
 
 NOTES = (
-    "Jigsaw Kaggle (cjadams et al. 2017), part of the paper's traditional family, is not "
-    "reachable offline; the traditional family here is Jigsaw Bias (60,560-row subset), "
-    "Stormfront, TweetEval hate and TweetEval offensive.",
-    "Ground truth 'violating' = 1. OpenAI moderation: overall = the Toxic column, per category "
-    "= that category (rows where it is unknown are left out). TV synopses: 'violating' = the "
-    "episode is not PG ok (resp. not PG-13 ok); unrated episodes are excluded by the loader.",
-    "Pooled family tables (summary, per-group tables, figures) and the regressions use each "
-    "data set once with its primary labeling: ss_openai overall, tv_synopses PG-13 ok.",
-    "Identity groups: the paper's tags where the data carries them, the show tag lists for TV "
-    "synopses, the tactful identity tagger elsewhere (see each data set's group source); "
-    "has_slur comes from the tagger for every row.",
-    "Ratios are i-FPR / FPR (flags) and i-median / median of the max category score over true "
-    "negatives (scores), with percentile bootstrap confidence intervals; a group without true "
-    "negatives has no ratio (null).",
+    (
+        "Jigsaw Kaggle (cjadams et al. 2017), part of the paper's traditional family, is not "
+        "reachable offline; the traditional family here is Jigsaw Bias (60,560-row subset), "
+        "Stormfront, TweetEval hate and TweetEval offensive."
+    ),
+    (
+        "Ground truth 'violating' = 1. OpenAI moderation: overall = the Toxic column, per category "
+        "= that category (rows where it is unknown are left out). TV synopses: 'violating' = the "
+        "episode is not PG ok (resp. not PG-13 ok); unrated episodes are excluded by the loader."
+    ),
+    (
+        "Pooled family tables (summary, per-group tables, figures) and the regressions use each "
+        "data set once with its primary labeling: ss_openai overall, tv_synopses PG-13 ok."
+    ),
+    (
+        "Identity groups: the paper's tags where the data carries them, the show tag lists for TV "
+        "synopses, the tactful identity tagger elsewhere (see each data set's group source); "
+        "has_slur comes from the tagger for every row."
+    ),
+    (
+        "Ratios are i-FPR / FPR (flags) and i-median / median of the max category score over true "
+        "negatives (scores), with percentile bootstrap confidence intervals; a group without true "
+        "negatives has no ratio (null)."
+    ),
 )
 
 # Significant digits kept in report.json: far more than any figure needs, and few
@@ -108,6 +124,11 @@ class AuditSet:
         ``"paper tags"``, ``"show tags"`` or ``"tagger"``.
     primary : bool
         Whether the set stands for its data set in pooled tables and regressions.
+    hashes : tuple of str
+        SHA-256 of each text (the store's key).
+    group_codes : numpy.ndarray of uint16
+        ``groups`` as bit masks over :data:`tactful.identity.GROUPS`: a compact,
+        hashable stand-in used to key memoized results.
     """
 
     id: str
@@ -120,6 +141,8 @@ class AuditSet:
     has_slur: np.ndarray
     group_source: str
     primary: bool
+    hashes: tuple[str, ...]
+    group_codes: np.ndarray
 
 
 # --------------------------------------------------------------------------- helpers
@@ -163,7 +186,7 @@ def _code_fingerprint(*modules: str) -> str:
 
 def _clean(value: Any) -> Any:
     """JSON-ready copy of ``value``: NaN → None, floats to ``_DIGITS`` significant digits."""
-    if isinstance(value, float) or isinstance(value, np.floating):
+    if isinstance(value, (float, np.floating)):
         v = float(value)
         return float(f"{v:.{_DIGITS}g}") if math.isfinite(v) else None
     if isinstance(value, (np.integer,)):
@@ -195,7 +218,13 @@ class _Progress:
         self._p = None
         if enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             self._p = Progress(
                 TextColumn("{task.description}"),
@@ -205,7 +234,7 @@ class _Progress:
                 console=Console(stderr=True),
             )
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Self:
         if self._p is not None:
             self._p.start()
         return self
@@ -229,7 +258,9 @@ def _resolve_datasets(datasets: str | Iterable[str]) -> list[tuple[str, str]]:
     tokens = [t.strip() for t in (datasets.split(",") if isinstance(datasets, str) else datasets)]
     tokens = [t for t in tokens if t]
     if not tokens:
-        raise ConfigError("The 'datasets' parameter of run_audit must name at least one family or data set.")
+        raise ConfigError(
+            "The 'datasets' parameter of run_audit must name at least one family or data set."
+        )
     family_of = {d: f for f, ds in AUDIT_FAMILIES.items() for d in ds}
     wanted: set[str] = set()
     for t in tokens:
@@ -251,19 +282,34 @@ def _sample(records: list[Any], limit: int | None, seed: int) -> list[Any]:
     return [records[i] for i in keep]
 
 
-def _tag_texts(texts: Sequence[str], store: ResultStore, progress: _Progress) -> dict[str, dict[str, Any]]:
-    """Identity tags per text hash, from the store when the same tagger already tagged it."""
+#: Bit of ``has_slur`` in a memoized tag code; bits 0–8 are the groups in GROUPS order.
+_SLUR_BIT = 1 << 15
+
+
+def _tag_texts(by_hash: dict[str, str], store: ResultStore, progress: _Progress) -> dict[str, int]:
+    """Identity tags per text hash (``by_hash``: hash → text), memoized in the store.
+
+    A text's tags are kept as one small int (group bits | ``_SLUR_BIT``): the
+    audit needs only the groups and ``has_slur``. They are kept per text (a run
+    on other or more texts reuses them) and, for a re-run on the very same
+    texts, as one list under the hash of all the text hashes (one read).
+    """
     from .. import identity
 
     tagger = identity.IdentityTagger()
+    bit = {g: 1 << i for i, g in enumerate(identity.GROUPS)}
     # Tags change when the tagger's code or its lexicon file changes: key the memo on both.
-    namespace = f"identity-tags/{_code_fingerprint('tactful.identity')}-{tagger.lexicon_sha256[:16]}"
-    by_hash: dict[str, str] = {}
-    for t in texts:
-        by_hash.setdefault(text_sha256(t), t)
+    namespace = (
+        f"identity-codes/{_code_fingerprint('tactful.identity')}-{tagger.lexicon_sha256[:16]}"
+    )
+    advance = progress.task("identity tagger", len(by_hash))
+    list_key = _sha("".join(by_hash).encode("ascii"))
+    whole = store.get_derived(f"{namespace}/lists", [list_key])
+    if list_key in whole:
+        advance(len(by_hash))
+        return dict(zip(by_hash, whole[list_key]))
     tags = store.get_derived(namespace, list(by_hash))
     todo = [(h, t) for h, t in by_hash.items() if h not in tags]
-    advance = progress.task("identity tagger", len(by_hash))
     advance(len(by_hash) - len(todo))
     if todo:
         step = 2000
@@ -271,17 +317,85 @@ def _tag_texts(texts: Sequence[str], store: ResultStore, progress: _Progress) ->
             chunk = todo[i : i + step]
             result = tagger.tag_many([t for _, t in chunk])
             fresh = {
-                h: {
-                    "groups": sorted(r.groups),
-                    "sub_identities": sorted(r.sub_identities),
-                    "has_slur": bool(r.has_slur),
-                }
+                h: sum(bit[g] for g in r.groups) | (_SLUR_BIT if r.has_slur else 0)
                 for (h, _), r in zip(chunk, result)
             }
             store.put_derived(namespace, fresh)
             tags.update(fresh)
             advance(len(chunk))
+    store.put_derived(f"{namespace}/lists", {list_key: [tags[h] for h in by_hash]})
     return tags
+
+
+def _answer_columns(
+    db: ResultStore,
+    mod: Moderator,
+    texts: Sequence[str],
+    texts_key: str,
+    batch_size: int,
+    advance: Callable[[int], None],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``flagged`` and max category score of ``mod``'s answer to each text.
+
+    Missing answers are computed and stored first (:meth:`ResultStore.ensure`).
+    The two columns are then kept as one derived value under the hash of the
+    text list, so that a re-run on the same texts reads one row instead of
+    100,000 answers. Floats are kept at full precision (JSON round-trips them).
+    """
+    namespace = f"answer-columns/{_code_fingerprint('tactful.audit._store')}/{moderator_key(mod)}"
+    hit = db.get_derived(namespace, [texts_key])
+    if texts_key in hit:
+        advance(len(texts))
+        value = hit[texts_key]
+        flagged = np.frombuffer(value["flagged"].encode("ascii"), dtype=np.uint8) == ord("1")
+        return flagged, np.array(value["max_score"], dtype=float).reshape(len(texts))
+    db.ensure(mod, texts, batch_size=batch_size, progress=advance)
+    # Two columns straight from the stored JSON: decoding 100k Analysis objects
+    # would dominate a run whose answers are all stored.
+    flagged, scores = db.flags_and_max_scores(mod, texts)
+    db.put_derived(
+        namespace,
+        {
+            texts_key: {
+                "flagged": "".join("1" if f else "0" for f in flagged.tolist()),
+                "max_score": [None if math.isnan(x) else x for x in scores.tolist()],
+            }
+        },
+    )
+    return flagged, scores
+
+
+def _view(
+    set_id: str,
+    labeling: str,
+    y: Sequence[int | None],
+    primary: bool,
+    *,
+    dataset: str,
+    family: str,
+    records: Sequence[Any],
+    groups: Sequence[frozenset[str]],
+    has_slur: np.ndarray,
+    group_source: str,
+    hashes: Sequence[str],
+    codes: np.ndarray,
+) -> AuditSet:
+    """The rows of one data set whose label ``y`` is known, as an :class:`AuditSet`."""
+    keep = [i for i, v in enumerate(y) if v is not None]
+    return AuditSet(
+        id=set_id,
+        dataset=dataset,
+        family=family,
+        labeling=labeling,
+        texts=tuple(records[i].text for i in keep),
+        y_true=np.array([int(y[i]) for i in keep], dtype=np.int8),  # type: ignore[arg-type]
+        groups=tuple(groups[i] for i in keep),
+        has_slur=has_slur[keep],
+        group_source=group_source,
+        primary=primary,
+        hashes=tuple(hashes[i] for i in keep),
+        group_codes=codes[keep],
+    )
 
 
 def build_audit_sets(
@@ -320,54 +434,87 @@ def build_audit_sets(
             "None of the audit data sets could be read: " + " ".join(s["reason"] for s in skipped)
         )
 
+    hash_of: dict[str, str] = {}
+    for _, _, recs in loaded:
+        for r in recs:
+            if r.text not in hash_of:
+                hash_of[r.text] = text_sha256(r.text)
     with _Progress(progress) as bars:
-        tags = _tag_texts([r.text for _, _, recs in loaded for r in recs], store, bars)
+        tags = _tag_texts({h: t for t, h in hash_of.items()}, store, bars)
+    bit = {g: 1 << i for i, g in enumerate(_group_names())}
+    names = _MaskNames(_group_names())
 
     sets: list[AuditSet] = []
     agreement: dict[str, list[dict[str, Any]]] = {}
     for family, name, records in loaded:
-        source = GROUP_SOURCES.get(name) or ("data tags" if any(r.groups for r in records) else "tagger")
-        row_tags = [tags[text_sha256(r.text)] for r in records]
-        tagged = [frozenset(t["groups"]) for t in row_tags]
+        source = GROUP_SOURCES.get(name) or (
+            "data tags" if any(r.groups for r in records) else "tagger"
+        )
+        row_hashes = [hash_of[r.text] for r in records]
+        row_tags = [tags[h] for h in row_hashes]
+        tagged = [names[t & ~_SLUR_BIT] for t in row_tags]
         data_groups = [frozenset(r.groups) for r in records]
         groups = tuple(tagged if source == "tagger" else data_groups)
-        has_slur = np.array([t["has_slur"] for t in row_tags], dtype=bool)
+        unknown = sorted({g for gs in groups for g in gs} - set(bit))
+        if unknown:
+            raise DataError(
+                f"Data set {name!r} has identity groups outside the audit's groups: {unknown}."
+            )
+        codes = np.array([sum(bit[g] for g in gs) for gs in groups], dtype=np.uint16)
+        has_slur = (np.array(row_tags, dtype=np.int64).reshape(len(row_tags)) & _SLUR_BIT) > 0
         if name in AGREEMENT_SETS:
             from ..identity import agreement as _agreement
 
             agreement[name] = _frame_rows(_agreement(tagged, data_groups))
 
-        def view(set_id: str, labeling: str, y: list[int | None], primary: bool) -> AuditSet:
-            keep = [i for i, v in enumerate(y) if v is not None]
-            return AuditSet(
-                id=set_id,
-                dataset=name,
-                family=family,
-                labeling=labeling,
-                texts=tuple(records[i].text for i in keep),
-                y_true=np.array([int(y[i]) for i in keep], dtype=np.int8),  # type: ignore[arg-type]
-                groups=tuple(groups[i] for i in keep),
-                has_slur=has_slur[keep],
-                group_source=source,
-                primary=primary,
-            )
-
+        view = functools.partial(
+            _view,
+            dataset=name,
+            family=family,
+            records=records,
+            groups=groups,
+            has_slur=has_slur,
+            group_source=source,
+            hashes=row_hashes,
+            codes=codes,
+        )
+        views: list[AuditSet] = []
         if name == "ss_openai":
-            sets.append(view(name, "Toxic (any category)", [r.label for r in records], True))
+            views.append(view(name, "Toxic (any category)", [r.label for r in records], True))
             for cat in OPENAI_CATEGORIES:
                 y = [r.labels.get(cat) for r in records]
-                sets.append(view(f"{name}/{cat}", f"category {cat}", y, False))
+                views.append(view(f"{name}/{cat}", f"category {cat}", y, False))
         elif name == "tv_synopses":
             for key, primary in (("pg_ok", False), ("pg13_ok", True)):
                 y = [None if r.labels.get(key) is None else 1 - int(r.labels[key]) for r in records]
                 label = "not PG ok" if key == "pg_ok" else "not PG-13 ok"
-                sets.append(view(f"{name}/{key}", label, y, primary))
+                views.append(view(f"{name}/{key}", label, y, primary))
         else:
-            sets.append(view(name, LABELINGS.get(name, "label"), [r.label for r in records], True))
+            views.append(view(name, LABELINGS.get(name, "label"), [r.label for r in records], True))
+        for v in views:
+            if v.texts:
+                sets.append(v)
+            else:
+                skipped.append(
+                    {"dataset": v.id, "reason": f"no row has a known label ({v.labeling})"}
+                )
     return sets, skipped, agreement
 
 
 # --------------------------------------------------------------------------- metrics
+
+
+class _MaskNames(dict):
+    """Group bit mask → frozenset of group names, built on first use of each mask."""
+
+    def __init__(self, groups: Sequence[str]) -> None:
+        super().__init__()
+        self.groups = tuple(groups)
+
+    def __missing__(self, mask: int) -> frozenset[str]:
+        value = frozenset(g for i, g in enumerate(self.groups) if mask >> i & 1)
+        self[mask] = value
+        return value
 
 
 class _Memo:
@@ -385,10 +532,6 @@ class _Memo:
         value = _clean(compute())
         self.store.put_derived(namespace, {key: value})
         return value
-
-
-def _groups_key(groups: Sequence[frozenset[str]]) -> str:
-    return _sha([sorted(g) for g in groups])
 
 
 def _worst(rows: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
@@ -420,6 +563,7 @@ def _evaluate(
     memo: _Memo,
     y_true: np.ndarray,
     groups: Sequence[frozenset[str]],
+    codes: np.ndarray,
     flags: np.ndarray,
     scores: np.ndarray | None,
     n_resamples: int,
@@ -427,9 +571,9 @@ def _evaluate(
 ) -> dict[str, Any]:
     from . import metrics
 
-    gkey = _groups_key(groups)
+    gkey = _sha(codes)
     out: dict[str, Any] = {
-        "n": int(len(y_true)),
+        "n": len(y_true),
         "n_negative": int((y_true == 0).sum()),
         "n_positive": int((y_true == 1).sum()),
         "fpr": _clean(metrics.fpr(y_true, flags)),
@@ -473,11 +617,12 @@ def _regressions(
     genai = np.concatenate([np.full(len(s.texts), s.family == "genai") for s in pooled])
     y_pred = np.concatenate([flags[s.id] for s in pooled])
     have_scores = all(scores[s.id] is not None for s in pooled)
-    text_key = _sha([text_sha256(t) for t in texts])
-    base = (text_key, y_true, _groups_key(groups), has_slur, genai)
+    text_key = _sha("".join(h for s in pooled for h in s.hashes).encode("ascii"))
+    codes = np.concatenate([s.group_codes for s in pooled])
+    base = (text_key, y_true, codes, has_slur, genai)
     out: dict[str, Any] = {
         "sets": [s.id for s in pooled],
-        "n": int(len(texts)),
+        "n": len(texts),
     }
 
     def frame():
@@ -519,14 +664,20 @@ def _guard(fit: Callable[[], Any]) -> dict[str, Any]:
     try:
         return fit()
     except (ConfigError, ValueError, np.linalg.LinAlgError) as exc:
-        return {"terms": None, "error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+        return {
+            "terms": None,
+            "error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+        }
 
 
-def _pooled(sets: Sequence[AuditSet], family: str, arrays: dict[str, np.ndarray]) -> tuple[Any, ...]:
+def _pooled(
+    sets: Sequence[AuditSet], family: str, arrays: dict[str, np.ndarray]
+) -> tuple[Any, ...]:
     chosen = [s for s in sets if s.family == family and s.primary]
     return (
         np.concatenate([s.y_true for s in chosen]),
         [g for s in chosen for g in s.groups],
+        np.concatenate([s.group_codes for s in chosen]),
         np.concatenate([arrays[s.id] for s in chosen]),
     )
 
@@ -538,14 +689,18 @@ def _as_moderator(m: str | Moderator) -> Moderator:
     if isinstance(m, str):
         return load(m)
     if not hasattr(m, "analyze"):
-        raise ConfigError(f"The 'moderators' of run_audit must be names or Moderators. Got {m!r} instead.")
+        raise ConfigError(
+            f"The 'moderators' of run_audit must be names or Moderators. Got {m!r} instead."
+        )
     return m
 
 
 def _labels(mods: Sequence[Moderator]) -> list[str]:
     """Display names: the moderator's name, made unique by its key when names repeat."""
     names = [str(m.name) for m in mods]
-    return [n if names.count(n) == 1 else f"{n}[{moderator_key(m)[:8]}]" for n, m in zip(names, mods)]
+    return [
+        n if names.count(n) == 1 else f"{n}[{moderator_key(m)[:8]}]" for n, m in zip(names, mods)
+    ]
 
 
 def run_audit(
@@ -600,8 +755,14 @@ def run_audit(
         The report, exactly as written to ``report.json``.
     """
     if not moderators:
-        raise ConfigError("The 'moderators' parameter of run_audit must name at least one moderator.")
-    for pname, value, low in (("n_resamples", n_resamples, 1), ("limit", limit, 1), ("seed", seed, 0)):
+        raise ConfigError(
+            "The 'moderators' parameter of run_audit must name at least one moderator."
+        )
+    for pname, value, low in (
+        ("n_resamples", n_resamples, 1),
+        ("limit", limit, 1),
+        ("seed", seed, 0),
+    ):
         if value is None and pname == "limit":
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -619,7 +780,19 @@ def run_audit(
         raise ConfigError(f"Cannot create the output folder {out}: {exc}.") from None
     db = ResultStore(store if store is not None else out / "store.sqlite")
     try:
-        return _run(db, mods, labels, datasets, data_dir, out, n_resamples, seed, limit, progress, batch_size)
+        return _run(
+            db,
+            mods,
+            labels,
+            datasets,
+            data_dir,
+            out,
+            n_resamples,
+            seed,
+            limit,
+            progress,
+            batch_size,
+        )
     finally:
         db.close()
 
@@ -637,8 +810,6 @@ def _run(
     progress: bool,
     batch_size: int,
 ) -> dict[str, Any]:
-    from . import metrics
-
     sets, skipped, agreement = build_audit_sets(
         datasets, data_dir=data_dir, store=db, limit=limit, seed=seed, progress=progress
     )
@@ -651,37 +822,55 @@ def _run(
     pooled: list[dict[str, Any]] = []
     regressions: list[dict[str, Any]] = []
     with _Progress(progress) as bars:
-        answers_by_mod = []
-        for mod, label in zip(mods, labels):
-            answers = db.analyze_cached(
-                mod, unique_texts, batch_size=batch_size,
-                progress=bars.task(f"moderator {label}", len(unique_texts)),
+        position = {t: i for i, t in enumerate(unique_texts)}
+        texts_key = _sha("".join(text_sha256(t) for t in unique_texts).encode("ascii"))
+        columns = [
+            _answer_columns(
+                db,
+                mod,
+                unique_texts,
+                texts_key,
+                batch_size,
+                bars.task(f"moderator {label}", len(unique_texts)),
             )
-            answers_by_mod.append(dict(zip(unique_texts, answers)))
+            for mod, label in zip(mods, labels)
+        ]
         advance = bars.task("metrics", len(mods) * (len(sets) + len(families) + 1))
-        for mod, label, by_text in zip(mods, labels, answers_by_mod):
+        for mod, label, (flag_all, score_all) in zip(mods, labels, columns):
             flags: dict[str, np.ndarray] = {}
             scores: dict[str, np.ndarray | None] = {}
             for s in sets:
-                analyses = [by_text[t] for t in s.texts]
-                flags[s.id] = np.array([a.flagged for a in analyses], dtype=np.int8)
-                has_scores = any(a.scores for a in analyses)
-                scores[s.id] = (
-                    np.asarray(metrics.max_category_score(analyses), dtype=float) if has_scores else None
+                idx = np.fromiter(
+                    (position[t] for t in s.texts), dtype=np.int64, count=len(s.texts)
                 )
+                flags[s.id] = flag_all[idx].astype(np.int8)
+                sc = score_all[idx]
+                # A moderator "gives scores" on a set when any answer there has one.
+                scores[s.id] = None if np.isnan(sc).all() else sc
             for s in sets:
                 row = {"moderator": label, "set": s.id, "dataset": s.dataset, "family": s.family}
-                row.update(_evaluate(memo, s.y_true, s.groups, flags[s.id], scores[s.id], n_resamples, seed))
+                row.update(
+                    _evaluate(
+                        memo,
+                        s.y_true,
+                        s.groups,
+                        s.group_codes,
+                        flags[s.id],
+                        scores[s.id],
+                        n_resamples,
+                        seed,
+                    )
+                )
                 results.append(row)
                 advance(1)
             for family in families:
-                y, g, f = _pooled(sets, family, flags)
+                y, g, c, f = _pooled(sets, family, flags)
                 fam_sets = [s for s in sets if s.family == family and s.primary]
                 sc = None
                 if all(scores[s.id] is not None for s in fam_sets):
                     sc = np.concatenate([scores[s.id] for s in fam_sets])  # type: ignore[misc]
                 row = {"moderator": label, "family": family, "sets": [s.id for s in fam_sets]}
-                row.update(_evaluate(memo, y, g, f, sc, n_resamples, seed))
+                row.update(_evaluate(memo, y, g, c, f, sc, n_resamples, seed))
                 pooled.append(row)
                 advance(1)
             reg = {"moderator": label}
@@ -723,8 +912,10 @@ def _run(
                 "n_positive": int(s.y_true.sum()),
                 "n_negative": int((s.y_true == 0).sum()),
                 "n_has_slur": int(s.has_slur.sum()),
-                "group_counts": {g: sum(1 for gs in s.groups if g in gs) for g in _group_names()},
-                "mean_words": round(float(np.mean([len(t.split()) for t in s.texts])), 2) if s.texts else None,
+                "group_counts": {
+                    g: int(((s.group_codes >> i) & 1).sum()) for i, g in enumerate(_group_names())
+                },
+                "mean_words": round(float(np.mean([len(t.split()) for t in s.texts])), 2),
             }
             for s in sets
         ],

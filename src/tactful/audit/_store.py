@@ -21,6 +21,7 @@ identical audit recomputes nothing expensive.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -30,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from .._types import Analysis, Span
 from ..errors import BackendError, ConfigError, DataError
@@ -98,8 +99,13 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def text_sha256(text: str) -> str:
-    """Hex SHA-256 of the UTF-8 bytes of ``text``."""
+    """Hex SHA-256 of the UTF-8 bytes of ``text``.
+
+    Memoized: an audit looks up the same 100,000 texts for every moderator and
+    every derived value, and a dict lookup costs far less than a digest.
+    """
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -173,14 +179,18 @@ class ResultStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ConfigError(f"Cannot create the folder of the result store {self.path}: {exc}.") from None
+            raise ConfigError(
+                f"Cannot create the folder of the result store {self.path}: {exc}."
+            ) from None
         with self._translate():
             self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
             self._conn.execute("PRAGMA journal_mode=WAL")
             # NORMAL is durable against a killed process (not against power loss) in WAL mode.
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.executescript(_SCHEMA)
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()
             if row is None:
                 self._conn.execute(
                     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
@@ -220,7 +230,7 @@ class ResultStore:
             conn.close()
             self._conn = None  # type: ignore[assignment]
 
-    def __enter__(self) -> ResultStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -246,7 +256,7 @@ class ResultStore:
 
     def _get_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
         found: dict[str, str] = {}
-        unique = sorted(set(hashes))
+        unique = list(set(hashes))
         with self._translate():
             for i in range(0, len(unique), _CHUNK):
                 chunk = unique[i : i + _CHUNK]
@@ -322,22 +332,38 @@ class ResultStore:
                 (n,) = self._conn.execute("SELECT COUNT(*) FROM answers").fetchone()
             else:
                 (n,) = self._conn.execute(
-                    "SELECT COUNT(*) FROM answers WHERE moderator_key = ?", (moderator_key(moderator),)
+                    "SELECT COUNT(*) FROM answers WHERE moderator_key = ?",
+                    (moderator_key(moderator),),
                 ).fetchone()
         return int(n)
 
-    def analyze_cached(
+    def _stored_hashes(self, key: str, hashes: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        unique = list(set(hashes))
+        with self._translate():
+            for i in range(0, len(unique), _CHUNK):
+                chunk = unique[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    f"SELECT text_sha256 FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                    (key, *chunk),
+                )
+                found.update(h for (h,) in rows)
+        return found
+
+    def ensure(
         self,
         moderator: Any,
         texts: Sequence[str],
         batch_size: int = 64,
         progress: Callable[[int], None] | None = None,
-    ) -> list[Analysis]:
-        """``moderator.analyze(texts)``, asking the moderator only for unanswered texts.
+    ) -> dict[str, Analysis]:
+        """Make sure the store holds an answer of ``moderator`` for every text.
 
-        Each text is sent at most once (duplicates in ``texts`` share one
-        answer) and each batch is committed to the store before the next one
-        starts, so an interrupted call resumes where it stopped.
+        Only texts without a stored answer go to the moderator, each unique text
+        once, in batches of ``batch_size`` in input order; each batch is committed
+        before the next one starts, so an interrupted call resumes where it
+        stopped. Stored answers are not read back (see :meth:`get_many`).
 
         Parameters
         ----------
@@ -346,13 +372,13 @@ class ResultStore:
         batch_size : int, default 64
             Texts per ``analyze`` call and per commit.
         progress : callable, optional
-            Called with the number of texts just completed (stored answers are
-            reported at once, then each computed batch).
+            Called with the number of input texts just completed (those already
+            answered at once, then each computed batch).
 
         Returns
         -------
-        list of Analysis
-            One answer per input text, in order.
+        dict of str to Analysis
+            The answers computed by this call, by text hash, as stored.
 
         Raises
         ------
@@ -361,26 +387,22 @@ class ResultStore:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(
-                f"The 'batch_size' parameter of analyze_cached must be an int >= 1. "
-                f"Got {batch_size!r} instead."
+                f"The 'batch_size' parameter must be an int >= 1. Got {batch_size!r} instead."
             )
         key = self._remember(moderator)
         hashes = [text_sha256(t) for t in texts]
-        found = self._get_by_hash(key, hashes)
-        answers: dict[str, Analysis] = {h: self._decode(v) for h, v in found.items()}
+        stored = self._stored_hashes(key, hashes)
         # First occurrence of each missing text, in input order: deterministic batches.
         missing: dict[str, str] = {}
+        occurrences: dict[str, int] = {}  # so that progress counts input texts, not unique ones
         for h, t in zip(hashes, texts):
-            if h not in answers and h not in missing:
-                missing[h] = t
-        if progress is not None:
-            progress(len(texts) - sum(1 for h in hashes if h in missing))
-        todo = list(missing.items())
-        # Remaining occurrences per hash, so that progress counts input texts, not unique ones.
-        occurrences: dict[str, int] = {}
-        for h in hashes:
-            if h in missing:
+            if h not in stored:
+                missing.setdefault(h, t)
                 occurrences[h] = occurrences.get(h, 0) + 1
+        if progress is not None:
+            progress(len(texts) - sum(occurrences.values()))
+        todo = list(missing.items())
+        computed: dict[str, Analysis] = {}
         for i in range(0, len(todo), batch_size):
             batch = todo[i : i + batch_size]
             batch_texts = [t for _, t in batch]
@@ -394,17 +416,94 @@ class ResultStore:
             # Hand back what was stored (JSON round trip), so that a fresh answer and a
             # cached one are equal objects (tuples in ``raw`` become lists either way).
             for (h, _), a in zip(batch, result):
-                answers[h] = analysis_from_json(analysis_to_json(a))
+                computed[h] = analysis_from_json(analysis_to_json(a))
             if progress is not None:
                 progress(sum(occurrences[h] for h, _ in batch))
+        return computed
+
+    def analyze_cached(
+        self,
+        moderator: Any,
+        texts: Sequence[str],
+        batch_size: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Analysis]:
+        """``moderator.analyze(texts)``, asking the moderator only for unanswered texts.
+
+        Each text is sent at most once (duplicates in ``texts`` share one
+        answer) and each batch is committed to the store before the next one
+        starts, so an interrupted call resumes where it stopped. See
+        :meth:`ensure` for the parameters.
+
+        Returns
+        -------
+        list of Analysis
+            One answer per input text, in order.
+        """
+        computed = self.ensure(moderator, texts, batch_size=batch_size, progress=progress)
+        hashes = [text_sha256(t) for t in texts]
+        found = self._get_by_hash(
+            moderator_key(moderator), [h for h in hashes if h not in computed]
+        )
+        answers = dict(computed)
+        for h, v in found.items():
+            answers[h] = self._decode(v)
         return [answers[h] for h in hashes]
+
+    def flags_and_max_scores(self, moderator: Any, texts: Sequence[str]) -> tuple[Any, Any]:
+        """``flagged`` and the largest category score of the stored answer to each text.
+
+        Read in SQL from the stored JSON, without building :class:`~tactful.Analysis`
+        objects: an audit of 100,000 texts needs only these two columns, and
+        decoding every answer would cost seconds a re-run should not pay. The
+        score is :func:`tactful.audit.metrics.max_category_score` of the answer:
+        the maximum over all its categories, NaN when it has none.
+
+        Returns
+        -------
+        flagged : numpy.ndarray of bool, shape (n,)
+        max_score : numpy.ndarray of float, shape (n,)
+
+        Raises
+        ------
+        DataError
+            When a text has no stored answer (call :meth:`ensure` first).
+        """
+        import numpy as np
+
+        key = moderator_key(moderator)
+        hashes = [text_sha256(t) for t in texts]
+        unique = list(set(hashes))
+        found: dict[str, tuple[int, float | None]] = {}
+        with self._translate():
+            for i in range(0, len(unique), _CHUNK):
+                chunk = unique[i : i + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    "SELECT text_sha256, json_extract(analysis, '$.flagged'), "
+                    "(SELECT max(value) FROM json_each(analysis, '$.scores')) "
+                    f"FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                    (key, *chunk),
+                )
+                found.update((h, (f, m)) for h, f, m in rows)
+        absent = len(unique) - len(found)
+        if absent:
+            raise DataError(
+                f"The result store {self.path} has no answer of moderator "
+                f"{getattr(moderator, 'name', moderator)!r} for {absent} of the texts; run ensure() first."
+            )
+        values = [found[h] for h in hashes]
+        flagged = np.array([v[0] for v in values], dtype=bool).reshape(len(values))
+        # dtype=float turns the None of "no scores" into NaN.
+        scores = np.array([v[1] for v in values], dtype=float).reshape(len(values))
+        return flagged, scores
 
     # -- derived values -----------------------------------------------------------
 
     def get_derived(self, namespace: str, keys: Sequence[str]) -> dict[str, Any]:
         """Stored derived values of ``namespace`` for ``keys`` (absent keys left out)."""
         found: dict[str, Any] = {}
-        unique = sorted(set(keys))
+        unique = list(set(keys))
         with self._translate():
             for i in range(0, len(unique), _CHUNK):
                 chunk = unique[i : i + _CHUNK]
