@@ -486,3 +486,40 @@ def test_small_real_audit(data_dir: Path, tmp_path: Path):
             assert worst["ratio"] == max(ratios)
     assert sorted(report["tagger_agreement"]) == ["ss_openai", "ss_stormfront"]
     assert all(len(rows) == 9 for rows in report["tagger_agreement"].values())
+
+
+def test_data_rows_are_memoized_by_file_stamps(fake_data, tmp_path: Path, monkeypatch):
+    from tactful.datasets import get_spec
+
+    data = tmp_path / "data"
+    files = [data / rel for rel in get_spec("ss_stormfront").files]
+    for f in files:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("stand-in: the patched loader does not read it\n", encoding="utf-8")
+    calls: list[str] = []
+    fake = tactful.datasets.load_dataset
+
+    def counting(name, split=None, data_dir=None):
+        calls.append(name)
+        return fake(name, split, data_dir)
+
+    monkeypatch.setattr(tactful.datasets, "load_dataset", counting)
+
+    def run() -> dict[str, Any]:
+        return run_audit(
+            [FlagWord()],
+            datasets="ss_stormfront",
+            data_dir=data,
+            out=tmp_path / "o",
+            n_resamples=10,
+            progress=False,
+        )
+
+    first = run()
+    second = run()
+    assert calls == ["ss_stormfront"]  # the second run read the memo, not the files
+    assert second == first
+    with files[0].open("a", encoding="utf-8") as f:
+        f.write("changed\n")  # another size: the memo no longer applies
+    run()
+    assert calls == ["ss_stormfront", "ss_stormfront"]

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import importlib.util
 import math
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -365,6 +366,108 @@ def _answer_columns(
     return flagged, scores
 
 
+#: Labels kept per data set beside ``label`` (the views of :func:`build_audit_sets` need them).
+_EXTRA_LABELS = {"ss_openai": OPENAI_CATEGORIES, "tv_synopses": ("pg_ok", "pg13_ok")}
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """What the audit needs of a data set's records, column by column."""
+
+    texts: list[str]
+    label: list[int | None]
+    labels: dict[str, list[int | None]]
+    groups: list[tuple[str, ...]]
+
+
+def _int_or_none(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _load_rows(
+    name: str, data_dir: str | Path | None, limit: int | None, seed: int, store: ResultStore
+) -> _Rows:
+    """The (sampled) rows of data set ``name``, memoized in the store.
+
+    Parsing the audit's data files takes seconds that a re-run should not pay.
+    The memo is keyed by the data set's files (path, size, modification time),
+    the loader code, ``limit`` and ``seed``, so a changed file or loader is read
+    afresh. A data set whose files are missing goes straight to the loader,
+    which raises the :class:`~tactful.errors.MissingDataError` naming them.
+    """
+    from ..config import resolve_data_dir
+    from ..datasets import get_spec, load_dataset
+
+    key = None
+    try:
+        root = resolve_data_dir(data_dir).resolve()
+        stamps = []
+        for rel in get_spec(name).files:
+            st = os.stat(root / rel)
+            stamps.append((rel, st.st_mtime_ns, st.st_size))
+        key = _sha(name, str(root), stamps, limit, seed)
+    except (OSError, ConfigError):
+        pass
+    namespace = f"dataset-rows/{_code_fingerprint('tactful.datasets')}"
+    if key is not None:
+        hit = store.get_derived(namespace, [key])
+        if key in hit:
+            v = hit[key]
+            return _Rows(
+                texts=v["texts"],
+                label=v["label"],
+                labels=v["labels"],
+                groups=[tuple(g.split("|")) if g else () for g in v["groups"]],
+            )
+    records = _sample(list(load_dataset(name, data_dir=data_dir)), limit, seed)
+    rows = _Rows(
+        texts=[r.text for r in records],
+        label=[_int_or_none(r.label) for r in records],
+        labels={
+            k: [_int_or_none(r.labels.get(k)) for r in records] for k in _EXTRA_LABELS.get(name, ())
+        },
+        groups=[tuple(r.groups) for r in records],
+    )
+    if key is not None:
+        value = {
+            "texts": rows.texts,
+            "label": rows.label,
+            "labels": rows.labels,
+            "groups": ["|".join(g) for g in rows.groups],
+        }
+        store.put_derived(namespace, {key: value})
+    return rows
+
+
+def _codes(name: str, groups: Sequence[Sequence[str]], bit: dict[str, int]) -> np.ndarray:
+    """Group bit masks of a data set's own tags; unknown group names are a DataError."""
+    try:
+        return np.array([sum(bit[g] for g in gs) for gs in groups], dtype=np.uint16)
+    except KeyError as exc:
+        raise DataError(
+            f"Data set {name!r} tags a text with the group {exc.args[0]!r}, which is not one "
+            f"of the audit's groups ({', '.join(bit)})."
+        ) from None
+
+
+def _agreement(
+    store: ResultStore, tagged: np.ndarray, gold: np.ndarray, names: dict[int, frozenset[str]]
+) -> list[dict[str, Any]]:
+    """:func:`tactful.identity.agreement` of the tagger with a data set's tags, memoized."""
+    from ..identity import agreement
+
+    namespace = f"identity-agreement/{_code_fingerprint('tactful.identity')}"
+    key = _sha(tagged, gold)
+    hit = store.get_derived(namespace, [key])
+    if key in hit:
+        return hit[key]
+    rows = _frame_rows(
+        agreement([names[int(c)] for c in tagged.tolist()], [names[int(c)] for c in gold.tolist()])
+    )
+    store.put_derived(namespace, {key: rows})
+    return rows
+
+
 def _view(
     set_id: str,
     labeling: str,
@@ -373,7 +476,7 @@ def _view(
     *,
     dataset: str,
     family: str,
-    records: Sequence[Any],
+    texts: Sequence[str],
     groups: Sequence[frozenset[str]],
     has_slur: np.ndarray,
     group_source: str,
@@ -387,7 +490,7 @@ def _view(
         dataset=dataset,
         family=family,
         labeling=labeling,
-        texts=tuple(records[i].text for i in keep),
+        texts=tuple(texts[i] for i in keep),
         y_true=np.array([int(y[i]) for i in keep], dtype=np.int8),  # type: ignore[arg-type]
         groups=tuple(groups[i] for i in keep),
         has_slur=has_slur[keep],
@@ -417,28 +520,26 @@ def build_audit_sets(
     agreement : dict
         Tagger-vs-paper agreement rows per data set of :data:`AGREEMENT_SETS`.
     """
-    from ..datasets import load_dataset
-
     chosen = _resolve_datasets(datasets)
-    loaded: list[tuple[str, str, list[Any]]] = []
+    loaded: list[tuple[str, str, _Rows]] = []
     skipped: list[dict[str, Any]] = []
     for family, name in chosen:
         try:
-            records = load_dataset(name, data_dir=data_dir)
+            rows = _load_rows(name, data_dir, limit, seed, store)
         except MissingDataError as exc:
             skipped.append({"dataset": name, "reason": str(exc)})
             continue
-        loaded.append((family, name, _sample(list(records), limit, seed)))
+        loaded.append((family, name, rows))
     if not loaded:
         raise DataError(
             "None of the audit data sets could be read: " + " ".join(s["reason"] for s in skipped)
         )
 
     hash_of: dict[str, str] = {}
-    for _, _, recs in loaded:
-        for r in recs:
-            if r.text not in hash_of:
-                hash_of[r.text] = text_sha256(r.text)
+    for _, _, rows in loaded:
+        for t in rows.texts:
+            if t not in hash_of:
+                hash_of[t] = text_sha256(t)
     with _Progress(progress) as bars:
         tags = _tag_texts({h: t for t, h in hash_of.items()}, store, bars)
     bit = {g: 1 << i for i, g in enumerate(_group_names())}
@@ -446,32 +547,23 @@ def build_audit_sets(
 
     sets: list[AuditSet] = []
     agreement: dict[str, list[dict[str, Any]]] = {}
-    for family, name, records in loaded:
-        source = GROUP_SOURCES.get(name) or (
-            "data tags" if any(r.groups for r in records) else "tagger"
-        )
-        row_hashes = [hash_of[r.text] for r in records]
-        row_tags = [tags[h] for h in row_hashes]
-        tagged = [names[t & ~_SLUR_BIT] for t in row_tags]
-        data_groups = [frozenset(r.groups) for r in records]
-        groups = tuple(tagged if source == "tagger" else data_groups)
-        unknown = sorted({g for gs in groups for g in gs} - set(bit))
-        if unknown:
-            raise DataError(
-                f"Data set {name!r} has identity groups outside the audit's groups: {unknown}."
-            )
-        codes = np.array([sum(bit[g] for g in gs) for gs in groups], dtype=np.uint16)
-        has_slur = (np.array(row_tags, dtype=np.int64).reshape(len(row_tags)) & _SLUR_BIT) > 0
+    for family, name, rows in loaded:
+        source = GROUP_SOURCES.get(name) or ("data tags" if any(rows.groups) else "tagger")
+        row_hashes = [hash_of[t] for t in rows.texts]
+        row_tags = np.array([tags[h] for h in row_hashes], dtype=np.int64).reshape(len(row_hashes))
+        tagged_codes = (row_tags & ~_SLUR_BIT).astype(np.uint16)
+        data_codes = _codes(name, rows.groups, bit)
+        codes = tagged_codes if source == "tagger" else data_codes
+        groups = tuple(names[int(c)] for c in codes.tolist())
+        has_slur = (row_tags & _SLUR_BIT) > 0
         if name in AGREEMENT_SETS:
-            from ..identity import agreement as _agreement
-
-            agreement[name] = _frame_rows(_agreement(tagged, data_groups))
+            agreement[name] = _agreement(store, tagged_codes, data_codes, names)
 
         view = functools.partial(
             _view,
             dataset=name,
             family=family,
-            records=records,
+            texts=rows.texts,
             groups=groups,
             has_slur=has_slur,
             group_source=source,
@@ -480,17 +572,16 @@ def build_audit_sets(
         )
         views: list[AuditSet] = []
         if name == "ss_openai":
-            views.append(view(name, "Toxic (any category)", [r.label for r in records], True))
+            views.append(view(name, "Toxic (any category)", rows.label, True))
             for cat in OPENAI_CATEGORIES:
-                y = [r.labels.get(cat) for r in records]
-                views.append(view(f"{name}/{cat}", f"category {cat}", y, False))
+                views.append(view(f"{name}/{cat}", f"category {cat}", rows.labels[cat], False))
         elif name == "tv_synopses":
             for key, primary in (("pg_ok", False), ("pg13_ok", True)):
-                y = [None if r.labels.get(key) is None else 1 - int(r.labels[key]) for r in records]
+                y = [None if v is None else 1 - v for v in rows.labels[key]]
                 label = "not PG ok" if key == "pg_ok" else "not PG-13 ok"
                 views.append(view(f"{name}/{key}", label, y, primary))
         else:
-            views.append(view(name, LABELINGS.get(name, "label"), [r.label for r in records], True))
+            views.append(view(name, LABELINGS.get(name, "label"), rows.label, True))
         for v in views:
             if v.texts:
                 sets.append(v)
