@@ -293,6 +293,9 @@ def train(
     from .errors import ConfigError, ModelError
 
     try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+
         from .train._run import cv_detexd, run_training
     except ImportError as exc:
         raise ModelError(

@@ -6,19 +6,46 @@ are pure functions over arrays; see their module docstrings for the formulas.
 :class:`ResultStore` and writes the reports (:func:`write_reports`).
 """
 
-from ._report import write_reports
-from ._runner import AUDIT_FAMILIES, AuditSet, build_audit_sets, run_audit
-from ._store import ResultStore, moderator_key, text_sha256
-from .metrics import (
-    OPENAI_FLAG_THRESHOLDS,
-    fpr,
-    max_category_score,
-    normalize_by_thresholds,
-    score_suppression_table,
-    suppression_table,
-    worst_group,
-)
-from .regression import flag_regression, regression_frame, score_regression
+from importlib import import_module
+from typing import Any
+
+# Names are imported on first use (PEP 562): `tactful.cli` imports this package to
+# register `tactful audit`, and statsmodels/pandas must not load for `tactful check`.
+_WHERE = {
+    "write_reports": "._report",
+    "AUDIT_FAMILIES": "._runner",
+    "AuditSet": "._runner",
+    "build_audit_sets": "._runner",
+    "run_audit": "._runner",
+    "ResultStore": "._store",
+    "moderator_key": "._store",
+    "text_sha256": "._store",
+    "OPENAI_FLAG_THRESHOLDS": ".metrics",
+    "fpr": ".metrics",
+    "max_category_score": ".metrics",
+    "normalize_by_thresholds": ".metrics",
+    "score_suppression_table": ".metrics",
+    "suppression_table": ".metrics",
+    "worst_group": ".metrics",
+    "flag_regression": ".regression",
+    "regression_frame": ".regression",
+    "score_regression": ".regression",
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _WHERE[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "AUDIT_FAMILIES",

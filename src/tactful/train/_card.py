@@ -90,6 +90,6 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
     (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     chosen = choose_thresholds(package_dir, data_dir)
     card["thresholds"] = chosen["thresholds"]
-    card["dev"] = {**chosen["dev"], "command": "python -m tactful.train.ship (thresholds: max F1 on dev over a 0.05..0.95 grid)"}
+    card["dev"] = {**chosen["dev"], "command": "python -m tactful.train --ship --out runs/builtin (thresholds: max F1 on dev over a 0.05..0.95 grid)"}
     (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card

@@ -89,8 +89,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--epochs", type=float, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cv", choices=["detexd"], default=None)
+    ap.add_argument("--ship", action="store_true", help="copy --out's export into the package and write card.json")
+    ap.add_argument("--version", default="1.0.0")
     a = ap.parse_args(argv)
-    if a.cv == "detexd":
+    if a.ship:
+        from ._card import ship
+
+        _setup_logging(a.out)
+        pkg = Path(__file__).resolve().parents[1] / "models" / "builtin"
+        card = ship(a.out, pkg, a.data_dir, version=a.version)
+        log.info("shipped to %s: thresholds %s dev %s", pkg, card["thresholds"], card["dev"])
+    elif a.cv == "detexd":
         cv_detexd(a.data_dir, a.out, epochs=a.epochs or 3.0, seed=a.seed)
     else:
         run_training(a.data_dir, a.out, epochs=a.epochs or 1.0, seed=a.seed)
