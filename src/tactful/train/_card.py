@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,10 @@ def choose_thresholds(model_dir: Path, data_dir: str | None) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
-    train rows); span: SemEval-2021 trial. Heads without a held-out dev set keep 0.5.
+    train rows); offensive (F1) and offensive_or (precision >= 0.99, the point at
+    which comment toxicity alone flags a text): 2,000 Jigsaw sentences dev rows no
+    training stage sampled; span: SemEval-2021 trial. Heads without a held-out dev
+    set keep 0.5.
     """
     from ..datasets import load_dataset, span_offsets
     from ..metrics import span_f1
@@ -48,14 +52,35 @@ def choose_thresholds(model_dir: Path, data_dir: str | None) -> dict[str, Any]:
         t, f1 = _best_f1(y, seq[:, SEQ_HEADS.index(head)])
         th[head] = t
         dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
+    # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
+    from ._mixture import build_mixture
+    from ._run import STAGE2_CAPS, STAGE2_REPEATS
+
+    trained = {e.text for e in build_mixture(data_dir, sources=["jigsaw_sentences"])}
+    trained |= {e.text for e in build_mixture(data_dir, seed=1, caps=STAGE2_CAPS, repeats=STAGE2_REPEATS,
+                                              sources=["jigsaw_sentences"])}
+    held = [r for r in load_dataset("jigsaw_sentences", "dev", data_dir) if r.text not in trained]
+    held = random.Random(0).sample(held, min(2000, len(held)))
+    seq_j, *_ = mod.predict_arrays([r.text for r in held])
+    y = np.array([r.label for r in held])
+    p_off = seq_j[:, SEQ_HEADS.index("offensive")]
+    th["offensive"], f1 = _best_f1(y, p_off)
+    dev_fig["jigsaw_sentences_heldout_dev_offensive_f1"] = round(f1, 4)
+    # The OR-in point: the lowest threshold whose precision on that set is >= 0.99:
+    # comment toxicity alone flags a text only when it is near certain.
+    from ..metrics import precision_recall_f1
+
+    th["offensive_or"] = next(
+        (float(t) for t in GRID if precision_recall_f1(y, (p_off >= t).astype(int))["precision"] >= 0.99), 0.95
+    )
     trial = load_dataset("toxicspans", "dev", data_dir)
     texts = [r.text for r in trial]
-    _, tox, typ, norms, offs = mod.predict_arrays(texts)
+    seq_t, tox, typ, norms, offs = mod.predict_arrays(texts)
     gold = [span_offsets(r.spans) for r in trial]
     best = (0.5, -1.0)
     for t in GRID:
         pred = [
-            span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], thr=float(t))) if x else frozenset()
+            span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq_t[i], thr=float(t))) if x else frozenset()
             for i, x in enumerate(texts)
         ]
         f = span_f1(gold, pred)

@@ -39,6 +39,7 @@ class TrainConfig:
     checkpoint_every: int = 200
     tok_weight: float = 1.0
     type_weight: float = 0.5
+    init: str | None = None  # state dict to start from (stage 2), else the pretrained encoder
 
 
 def load_tokenizer(path: Path | None = None, max_len: int = 128) -> Tokenizer:
@@ -150,6 +151,9 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     total = len(plan)
 
     model = MultiTaskModel()
+    if cfg.init:
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu"))
+        log.info("initialized from %s", cfg.init)
     heads = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     enc = [p for n, p in model.named_parameters() if n.startswith("encoder.")]
     opt = torch.optim.AdamW(
