@@ -97,6 +97,9 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
     for name in ("model.onnx", "tokenizer.json"):
         shutil.copy(run_dir / "export" / name, package_dir / name)
     train_info = json.loads((run_dir / "train.json").read_text())
+    init = train_info["config"].get("init")
+    if init:  # stage 2: keep the stage-1 run's description too
+        train_info = {"stage1": json.loads((Path(init).parent / "train.json").read_text()), "stage2": train_info}
     card: dict[str, Any] = {
         "name": "builtin",
         "version": version,
@@ -115,6 +118,9 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
     (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     chosen = choose_thresholds(package_dir, data_dir)
     card["thresholds"] = chosen["thresholds"]
-    card["dev"] = {**chosen["dev"], "command": "python -m tactful.train --ship --out runs/builtin (thresholds: max F1 on dev over a 0.05..0.95 grid)"}
+    card["dev"] = {
+        **chosen["dev"],
+        "command": f"python -m tactful.train --ship --out {run_dir} (thresholds: max F1 on dev over a 0.05..0.95 grid)",
+    }
     (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
