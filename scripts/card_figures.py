@@ -1,13 +1,16 @@
 """Write the builtin model's measured figures into its card (``card.json``).
 
-Every figure is stored with the command that produced it. The evaluations run
-here (same code as ``tactful eval``); the cross-validation, speed and robustness
-figures are read from the JSON files their own commands wrote in this run:
+Every figure is stored with the command that produced it. The evaluation,
+cross-validation, speed and robustness figures are read from the JSON files their own commands wrote:
 
+    tactful eval toxicchat --split test --moderator builtin --json > runs/eval_toxicchat.json
+    tactful eval toxicspans --split test --moderator builtin --json > runs/eval_toxicspans.json
+    python -m tactful.train --cv detexd-frozen --out runs/cv_frozen
     tactful train --cv detexd --out runs/cv_detexd            # -> runs/cv_detexd/cv_detexd.json
     python bench/speed.py --run-dir runs/builtin --json runs/speed.json
     python bench/robustness.py --moderator builtin --json runs/robustness.json
-    python scripts/card_figures.py --cv runs/cv_detexd/cv_detexd.json \\
+    python scripts/card_figures.py --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
+        --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
         --speed runs/speed.json --robustness runs/robustness.json
 """
 
@@ -17,30 +20,33 @@ import argparse
 import json
 from pathlib import Path
 
-from tactful.evaluate import evaluate
 from tactful.moderators.builtin import default_model_dir
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--eval", type=Path, action="append", default=[],
+                    help="JSON written by `tactful eval ... --moderator builtin --json`")
     ap.add_argument("--cv", type=Path, default=None)
     ap.add_argument("--speed", type=Path, default=None)
     ap.add_argument("--robustness", type=Path, default=None)
+    ap.add_argument("--cv-frozen", type=Path, default=None)
+    ap.add_argument("--cv-fold0-f1", type=float, default=None,
+                    help="F1 of fold 0 of the fine-tuned CV when the full CV did not finish")
     a = ap.parse_args()
     figures: list[dict] = []
 
     def add(name: str, value, command: str) -> None:
         figures.append({"name": name, "value": round(value, 4) if isinstance(value, float) else value, "command": command})
 
-    for dataset, keys in (
-        ("toxicchat", ("precision", "recall", "f1", "roc_auc", "jailbreak_recall")),
-        ("toxicspans", ("span_f1",)),
-    ):
-        res = evaluate(dataset, moderator="builtin", split="test", data_dir=a.data_dir)
-        cmd = f"tactful eval {dataset} --split test --moderator builtin --json"
-        for k in keys:
-            add(f"{dataset} test {k} (n={res['n']})", res[k], cmd)
+    keys = {"toxicchat": ("precision", "recall", "f1", "roc_auc", "jailbreak_recall"), "toxicspans": ("span_f1",)}
+    for path in a.eval:
+        res = json.loads(path.read_text())
+        if res["moderator"] != "builtin" or res["dataset"] not in keys:
+            raise SystemExit(f"{path}: not a builtin evaluation of {', '.join(keys)}")
+        cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator builtin --json"
+        for k in keys[res["dataset"]]:
+            add(f"{res['dataset']} {res['split']} {k} (n={res['n']})", res[k], cmd)
     if a.cv:
         cv = json.loads(a.cv.read_text())
         cmd = "tactful train --cv detexd --out runs/cv_detexd"
@@ -48,13 +54,25 @@ def main() -> None:
         add("detexd 5-fold CV precision (pooled)", cv["pooled"]["precision"], cmd)
         add("detexd 5-fold CV recall (pooled)", cv["pooled"]["recall"], cmd)
         add("detexd 5-fold CV mean per-fold F1", cv["mean_f1"], cmd)
+    if a.cv_frozen:
+        cv = json.loads(a.cv_frozen.read_text())
+        cmd = "python -m tactful.train --cv detexd-frozen --out runs/cv_frozen"
+        add("detexd 5-fold CV F1, frozen MiniLM + logistic regression (pooled, threshold 0.5)", cv["pooled"]["f1"], cmd)
+        add("detexd 5-fold CV precision, frozen (pooled)", cv["pooled"]["precision"], cmd)
+        add("detexd 5-fold CV recall, frozen (pooled)", cv["pooled"]["recall"], cmd)
+    if a.cv_fold0_f1 is not None:
+        add("detexd CV fold 0 F1, MiniLM fine-tuned on folds 1-4 (3 epochs; folds 1-4 not run)", a.cv_fold0_f1,
+            "tactful train --cv detexd --out runs/cv_detexd (stopped after fold 0)")
     if a.speed:
         sp = json.loads(a.speed.read_text())
         cmd = "python bench/speed.py --run-dir runs/builtin"
         for k in ("builtin_tps", "pipeline_tps", "eager_sorted_tps", "speedup_vs_pipeline",
-                  "speedup_vs_eager_sorted", "builtin_f1", "eager_sorted_f1", "pipeline_f1",
-                  "check_peak_rss_mb", "model_mb"):
+                  "speedup_vs_eager_sorted", "builtin_sorted_tps", "sorted_speedup_vs_pipeline",
+                  "sorted_speedup_vs_eager_sorted", "builtin_sorted_max_score_diff", "builtin_f1",
+                  "builtin_sorted_f1", "eager_sorted_f1", "pipeline_f1", "model_mb"):
             add(f"speed/size: {k} (ToxicChat test, n={sp['n']})", sp[k], cmd)
+        add("peak RSS of `tactful check` on one text (MB)", sp["check_peak_rss_mb"],
+            "python bench/speed.py --memory-only")
     if a.robustness:
         rb = json.loads(a.robustness.read_text())
         cmd = "python bench/robustness.py --moderator builtin --seed 0"
