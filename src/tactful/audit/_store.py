@@ -252,22 +252,25 @@ class ResultStore:
             self._known_moderators.add(key)
         return key
 
-    # -- answers ------------------------------------------------------------------
-
-    def _get_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        unique = list(set(hashes))
+    def _select_in(self, sql: str, fixed: tuple[Any, ...], values: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+        """Rows of ``sql`` (ending in ``IN ({marks})``) for the distinct ``values``,
+        in chunks that stay under SQLite's bound-parameter limit."""
+        unique = list(set(values))
         with self._translate():
             for i in range(0, len(unique), _CHUNK):
                 chunk = unique[i : i + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    f"SELECT text_sha256, analysis FROM answers "
-                    f"WHERE moderator_key = ? AND text_sha256 IN ({marks})",
-                    (key, *chunk),
-                )
-                found.update(rows)
-        return found
+                yield from self._conn.execute(sql.format(marks=",".join("?" * len(chunk))), (*fixed, *chunk))
+
+    # -- answers ------------------------------------------------------------------
+
+    def _get_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
+        return dict(
+            self._select_in(
+                "SELECT text_sha256, analysis FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                (key,),
+                hashes,
+            )
+        )
 
     def get_many(self, moderator: Any, texts: Sequence[str]) -> dict[int, Analysis]:
         """The stored answers of ``moderator`` for ``texts``.
@@ -338,18 +341,14 @@ class ResultStore:
         return int(n)
 
     def _stored_hashes(self, key: str, hashes: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        unique = list(set(hashes))
-        with self._translate():
-            for i in range(0, len(unique), _CHUNK):
-                chunk = unique[i : i + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    f"SELECT text_sha256 FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
-                    (key, *chunk),
-                )
-                found.update(h for (h,) in rows)
-        return found
+        return {
+            h
+            for (h,) in self._select_in(
+                "SELECT text_sha256 FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                (key,),
+                hashes,
+            )
+        }
 
     def ensure(
         self,
@@ -473,19 +472,17 @@ class ResultStore:
 
         key = moderator_key(moderator)
         hashes = [text_sha256(t) for t in texts]
-        unique = list(set(hashes))
-        found: dict[str, tuple[int, float | None]] = {}
-        with self._translate():
-            for i in range(0, len(unique), _CHUNK):
-                chunk = unique[i : i + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    "SELECT text_sha256, json_extract(analysis, '$.flagged'), "
-                    "(SELECT max(value) FROM json_each(analysis, '$.scores')) "
-                    f"FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
-                    (key, *chunk),
-                )
-                found.update((h, (f, m)) for h, f, m in rows)
+        unique = set(hashes)
+        found: dict[str, tuple[int, float | None]] = {
+            h: (f, m)
+            for h, f, m in self._select_in(
+                "SELECT text_sha256, json_extract(analysis, '$.flagged'), "
+                "(SELECT max(value) FROM json_each(analysis, '$.scores')) "
+                "FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                (key,),
+                hashes,
+            )
+        }
         absent = len(unique) - len(found)
         if absent:
             raise DataError(
@@ -503,23 +500,18 @@ class ResultStore:
     def get_derived(self, namespace: str, keys: Sequence[str]) -> dict[str, Any]:
         """Stored derived values of ``namespace`` for ``keys`` (absent keys left out)."""
         found: dict[str, Any] = {}
-        unique = list(set(keys))
         with self._translate():
-            for i in range(0, len(unique), _CHUNK):
-                chunk = unique[i : i + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    f"SELECT key, value FROM derived WHERE namespace = ? AND key IN ({marks})",
-                    (namespace, *chunk),
-                )
-                for k, v in rows:
-                    try:
-                        found[k] = json.loads(v)
-                    except ValueError as exc:
-                        raise DataError(
-                            f"The result store {self.path} holds an unreadable derived value "
-                            f"({exc}); move it away or use another --store."
-                        ) from None
+            rows = self._select_in(
+                "SELECT key, value FROM derived WHERE namespace = ? AND key IN ({marks})", (namespace,), keys
+            )
+            for k, v in rows:
+                try:
+                    found[k] = json.loads(v)
+                except ValueError as exc:
+                    raise DataError(
+                        f"The result store {self.path} holds an unreadable derived value "
+                        f"({exc}); move it away or use another --store."
+                    ) from None
         return found
 
     def put_derived(self, namespace: str, values: Mapping[str, Any]) -> None:
