@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import hashlib
 import json
 import re
 import sys
@@ -51,6 +50,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from tactful._hashing import sha256_file
 from tactful.config import resolve_data_dir
 from tactful.errors import DataError, MissingDataError, TactfulError
 from tactful.identity import GROUPS, term_forms, term_key
@@ -282,10 +282,6 @@ FIELDS = ("term", "group", "sub_identity", "kind", "source")
 _MOJIBAKE = re.compile("[ÃÂá][\u0080-\u00ff\u2010-\u203a\u0152-\u0178]")
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def repair(term: str) -> str:
     """Undo UTF-8 read as cp1252 (``Khá»±a`` → ``Khựa``); other text is returned as is."""
     if not _MOJIBAKE.search(term):
@@ -409,7 +405,7 @@ def build(data_dir: Path) -> tuple[list[dict[str, str]], dict]:
     ]
     manifest = {
         "generated_by": "scripts/build_identity_lexicon.py",
-        "sources": {str(rel).replace("\\", "/"): {"sha256": sha256(p)} for rel, p in paths.items()},
+        "sources": {str(rel).replace("\\", "/"): {"sha256": sha256_file(p)} for rel, p in paths.items()},
         "terms": len(out),
         "by_kind": dict(sorted(Counter(r["kind"] for r in out).items())),
         "by_source": dict(sorted(Counter(r["source"] for r in out).items())),

@@ -39,6 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from tactful._hashing import sha256_file
 from tactful.config import resolve_data_dir
 from tactful.errors import DataError, MissingDataError, TactfulError
 from tactful.metrics import span_f1
@@ -126,14 +127,6 @@ SLUR_EXCLUDED: dict[str, tuple[str, ...]] = {
     "truncated or garbled in the source": ("dal kh", "eano", "khá»±a"),
 }
 # fmt: on
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def need(data_dir: Path, rel: str) -> Path:
@@ -304,7 +297,7 @@ def build(data_dir: Path) -> tuple[dict, list[dict]]:
     best = max(trial_table, key=lambda r: r["span_f1"])
 
     def source(rel: str) -> dict:
-        return {"file": rel, "sha256": sha256(data_dir / rel)}
+        return {"file": rel, "sha256": sha256_file(data_dir / rel)}
 
     doc = {
         "format": LEXICON_FORMAT,

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from .._registry import register
 from .._types import Analysis, Span
@@ -51,16 +52,6 @@ def load_card(model_dir: str | Path | None = None) -> dict[str, Any]:
         raise ModelError(f"No model card at {path}: the builtin model is not installed.") from None
     except (OSError, ValueError) as exc:
         raise ModelError(f"Cannot read the model card {path}: {exc}") from None
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 #: A text gets spans only if the toxicity or offensive head gives it at least SPAN_GATE.
@@ -180,7 +171,7 @@ class BuiltinModerator:
         if not path.is_file():
             raise ModelError(f"No model file at {path}: the builtin model is not installed.")
         want = self.card.get("sha256", {}).get(_ONNX_NAME)
-        if want is not None and _sha256(path) != want:
+        if want is not None and sha256_file(path) != want:
             raise ModelError(f"The model file {path} does not match the sha256 pinned in its card.")
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -272,9 +263,7 @@ class BuiltinModerator:
         for k, (s, e) in enumerate(orig):
             if e <= s:
                 continue
-            if words and s <= orig[words[-1][-1]][1] and not text[orig[words[-1][-1]][1] - 1 : s].isspace():
-                words[-1].append(k)
-            elif words and s == orig[words[-1][-1]][1]:
+            if words and s <= orig[words[-1][-1]][1]:  # touching or overlapping: same word
                 words[-1].append(k)
             else:
                 words.append([k])

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
-from ._export import sha256_file
 
 __all__ = ["choose_thresholds", "ship"]
 

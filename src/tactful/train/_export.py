@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 from pathlib import Path
@@ -11,17 +10,9 @@ import torch
 
 from ._model import ExportWrapper, MultiTaskModel, encoder_dir
 
-__all__ = ["export_onnx", "sha256_file"]
+__all__ = ["export_onnx"]
 
 log = logging.getLogger("tactful.train")
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def export_onnx(model: MultiTaskModel, out_dir: Path, *, quantize: bool = True) -> dict[str, Path]:

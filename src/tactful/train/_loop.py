@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 from tokenizers import Tokenizer
+from torch import nn
 
 from .._heads import SEQ_HEADS
 from ._mixture import Example
@@ -147,7 +147,7 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     plan: list[list[int]] = []
     for _ in range(n_epochs):
         plan.extend(_batches(data, cfg.batch_size, rng))
-    plan = plan[: int(round(len(plan) * cfg.epochs / n_epochs))]
+    plan = plan[: round(len(plan) * cfg.epochs / n_epochs)]
     total = len(plan)
 
     model = MultiTaskModel()

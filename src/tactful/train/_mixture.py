@@ -40,7 +40,7 @@ from pathlib import Path
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import load_dataset, span_offsets
 
-__all__ = ["Example", "build_mixture", "DEFAULT_CAPS"]
+__all__ = ["DEFAULT_CAPS", "Example", "build_mixture"]
 
 NAN = math.nan
 
@@ -56,7 +56,7 @@ class Example:
     meta: dict = field(default_factory=dict)
 
 
-def _seq(**labels: float | int | None) -> list[float]:
+def _seq(**labels: float | None) -> list[float]:
     out = [NAN] * len(SEQ_HEADS)
     for k, v in labels.items():
         if v is not None:
