@@ -72,7 +72,7 @@ def main() -> None:
                   "builtin_sorted_f1", "eager_sorted_f1", "pipeline_f1", "model_mb"):
             add(f"speed/size: {k} (ToxicChat test, n={sp['n']})", sp[k], cmd)
         add("peak RSS of `tactful check` on one text (MB)", sp["check_peak_rss_mb"],
-            "python bench/speed.py --memory-only")
+            "python bench/speed.py --run-dir runs/stage2 (same measurement alone: --memory-only)")
     if a.robustness:
         rb = json.loads(a.robustness.read_text())
         cmd = "python bench/robustness.py --moderator builtin --seed 0"
