@@ -56,6 +56,7 @@ def test_missing_model_folder_is_a_model_error(tmp_path):
         ({"max_tokens": 8}, "The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got 8 instead."),
         ({"stride": 300}, "The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got 300 instead."),
         ({"thresholds": {"nope": 0.5}}, "Unknown head 'nope' in thresholds."),
+        ({"threads": 0}, "The 'threads' parameter of builtin must be an int >= 1 or None. Got 0 instead."),
         ({"batching": "random"}, "The 'batching' parameter of builtin must be 'text' or 'sorted'. Got 'random' instead."),
         ({"thresholds": {"toxicity": 1.5}}, "The threshold for 'toxicity' must be a float in [0, 1]. Got 1.5 instead."),
     ],
@@ -123,10 +124,15 @@ def test_thresholds_override(builtin):
 
 
 def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
-    texts = ["", "you absolute idiot", "a much longer text about the weather and the trains " * 5]
+    long = "The committee met on Tuesday to review the budget. " * 80 + "You are a pathetic idiot."
+    texts = ["", "you absolute idiot", "a much longer text about the weather and the trains " * 5, long]
+    assert len(builtin._windows(0, builtin._tokenizer.encode(long, add_special_tokens=False).ids)) >= 3
     together = builtin.analyze(texts)
     alone = [builtin.analyze([t])[0] for t in texts]
-    assert [a.scores for a in together] == [a.scores for a in alone]
+    one_thread = BuiltinModerator(threads=1).analyze(texts)
+    assert [a.scores for a in together] == [a.scores for a in alone] == [a.scores for a in one_thread]
+    assert [a.spans for a in together] == [a.spans for a in alone] == [a.spans for a in one_thread]
+    assert together[3].spans and together[3].spans[-1].end == len(long) - 1
 
 
 def test_model_card_command():

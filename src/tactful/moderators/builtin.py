@@ -6,15 +6,18 @@ are decoded to character spans of the text the user sent.
 
 Pipeline per batch: normalize (obfuscation folding with an offset map) →
 tokenize without truncation → cut texts longer than the window into
-overlapping windows → sort windows by length and pad each batch only to its
-own longest window → onnxruntime (fused, int8) → per text, max over windows →
-spans mapped back through the tokenizer and normalizer offsets.
+overlapping windows → onnxruntime (fused, int8) on each text's windows of
+equal length, single-threaded calls spread over the CPU cores (or, with
+``batching="sorted"``, length-sorted batches across texts) → per text, max
+over windows → spans mapped back through the tokenizer and normalizer offsets.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -80,17 +83,21 @@ class BuiltinModerator:
     batch_size : int, default=32
         Windows per onnxruntime call.
     batching : {"text", "sorted"}, default="text"
-        ``"text"``: one call per text (its windows only), so a text's answer never
-        depends on the other texts of the batch. ``"sorted"``: windows of all texts
-        sorted by length and padded per batch — faster, but dynamic int8
-        quantization scales activations per call, so scores move by up to ~1e-3
-        with the batch-mates (see ``bench/speed.py`` for both).
+        ``"text"``: each onnxruntime call holds windows of one text only, all of
+        the same length (no padding), so a text's answer never depends on the
+        other texts of the batch; the calls run single-threaded, ``threads`` at
+        a time. ``"sorted"``: windows of all texts sorted by length and padded
+        per batch, each call using ``threads`` intra-op threads — but dynamic
+        int8 quantization scales activations per call, so a text's scores move
+        with its batch-mates (by up to 0.32 on ToxicChat test; see
+        ``bench/speed.py`` for both).
     max_tokens : int, default=256
         Window length in tokens, special tokens included.
     stride : int, default=64
         Tokens shared by consecutive windows of a long text.
     threads : int or None, default=None
-        onnxruntime intra-op threads; all cores when None.
+        CPU threads: concurrent single-threaded calls with ``batching="text"``,
+        onnxruntime intra-op threads with ``"sorted"``; all usable cores when None.
     thresholds : mapping or None, default=None
         Per-head operating points overriding the card's (e.g. ``{"toxicity": 0.4}``).
     """
@@ -115,6 +122,8 @@ class BuiltinModerator:
         self.stride = stride
         self.threads = threads
         self.thresholds = dict(thresholds) if thresholds else None
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ConfigError(f"The 'threads' parameter of builtin must be an int >= 1 or None. Got {threads!r} instead.")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(f"The 'batch_size' parameter of builtin must be an int >= 1. Got {batch_size!r} instead.")
         if batching not in ("text", "sorted"):
@@ -175,10 +184,20 @@ class BuiltinModerator:
             raise ModelError(f"The model file {path} does not match the sha256 pinned in its card.")
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if self.threads:
-            opts.intra_op_num_threads = self.threads
+        # Per-text calls are small: one thread each, several calls at a time, beats
+        # one call at a time on all cores (bench/speed.py).
+        opts.intra_op_num_threads = 1 if self.batching == "text" else self._threads
         opts.log_severity_level = 3
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    @cached_property
+    def _threads(self) -> int:
+        if self.threads:
+            return self.threads
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not on Linux
+            return max(1, os.cpu_count() or 1)
 
     def load(self) -> BuiltinModerator:
         """Load the model now instead of on the first call."""
@@ -224,11 +243,13 @@ class BuiltinModerator:
             order = sorted(range(len(windows)), key=lambda k: len(windows[k].ids))
             groups = [order[b : b + self.batch_size] for b in range(0, len(order), self.batch_size)]
         else:
-            by_text: dict[int, list[int]] = {}
+            # One text's windows of one length per call: no padding, no batch-mates.
+            same: dict[tuple[int, int], list[int]] = {}
             for k, w in enumerate(windows):
-                by_text.setdefault(w.text_index, []).append(k)
-            groups = [ks[b : b + self.batch_size] for ks in by_text.values() for b in range(0, len(ks), self.batch_size)]
-        for ks in groups:
+                same.setdefault((w.text_index, len(w.ids)), []).append(k)
+            groups = [ks[b : b + self.batch_size] for ks in same.values() for b in range(0, len(ks), self.batch_size)]
+
+        def run(ks: list[int]):
             group = [windows[k] for k in ks]
             n = max(len(w.ids) for w in group)
             ids = np.zeros((len(group), n), dtype=np.int64)
@@ -236,7 +257,16 @@ class BuiltinModerator:
             for r, w in enumerate(group):
                 ids[r, : len(w.ids)] = w.ids
                 mask[r, : len(w.ids)] = 1
-            s, tt, ty = sess.run(None, {"input_ids": ids, "attention_mask": mask})
+            return sess.run(None, {"input_ids": ids, "attention_mask": mask})
+
+        workers = min(self._threads, len(groups)) if self.batching == "text" else 1
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                results = list(pool.map(run, groups))
+        else:
+            results = [run(ks) for ks in groups]
+        for ks, (s, tt, ty) in zip(groups, results):
+            group = [windows[k] for k in ks]
             for r, w in enumerate(group):
                 i = w.text_index
                 seq[i] = np.maximum(seq[i], s[r])
