@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
@@ -11,9 +12,24 @@ from tactful.datasets import load_dataset
 from tactful.train import build_mixture
 
 
+@functools.cache
+def _stage_mixture(data_dir, stage):
+    from tactful.train._run import STAGES
+
+    if stage == 1:
+        return build_mixture(data_dir)
+    st = STAGES[stage]
+    return build_mixture(data_dir, seed=stage - 1, caps=st["caps"], repeats=st["repeats"])
+
+
 @pytest.fixture(scope="module")
 def mixture(data_dir):
-    return build_mixture(data_dir)
+    return _stage_mixture(data_dir, 1)
+
+
+@pytest.fixture(scope="module", params=[2, 3])
+def later_stage(request, data_dir):
+    return request.param, _stage_mixture(data_dir, request.param)
 
 
 def test_mixture_sources_and_sizes(mixture):
@@ -45,8 +61,20 @@ def test_heads_only_where_labelled(mixture):
             assert e.type_chars is not None and e.tox_chars is None
 
 
-def test_no_test_or_audit_text_leaks(mixture, data_dir):
-    seen = {e.text for e in mixture}
+def test_later_stage_mixtures(later_stage):
+    from collections import Counter
+
+    stage, ex = later_stage
+    counts = Counter(e.source for e in ex)
+    assert counts["toxicchat"] == {2: 2, 3: 3}[stage] * 2521
+    assert counts["toxicspans"] == {2: 500, 3: 1000}[stage]
+    assert counts["davidson"] == {2: 500, 3: 300}[stage]
+    assert len(ex) == {2: 9219, 3: 11440}[stage]
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3])
+def test_no_test_or_audit_text_leaks(stage, data_dir):
+    seen = {e.text for e in _stage_mixture(data_dir, stage)}
     # (held-out split, the official training split of the same data set): texts the
     # data set itself repeats across its own splits (ToxicChat has 78 prompts such
     # as "hi" in both train and test) are not a leak of ours.
@@ -72,3 +100,24 @@ def test_no_test_or_audit_text_leaks(mixture, data_dir):
         # A handful of short duplicates exist across public sets (e.g. "fuck you");
         # anything beyond that would be a split bug.
         assert len(leaked) <= max(3, len(texts) // 1000), (name, split, sorted(leaked)[:5])
+
+
+def test_stage_chain_of_a_run(tmp_path):
+    import json
+
+    from tactful.train._card import _stages
+
+    def run(name, seed, init=None, stage=None):
+        d = tmp_path / name
+        d.mkdir()
+        info = {"config": {"seed": seed, "init": str(tmp_path / init / "model.pt") if init else None}}
+        if stage:
+            info["stage"] = stage
+        (d / "train.json").write_text(json.dumps(info))
+        return d
+
+    run("s1", 0)
+    run("s2", 1, init="s1")  # written before stages were recorded
+    last = run("s3", 2, init="s2", stage=3)
+    assert [(s["stage"], s["seed"]) for s in _stages(last)] == [(1, 0), (2, 1), (3, 2)]
+    assert [(s["stage"], s["seed"]) for s in _stages(tmp_path / "s1")] == [(1, 0)]

@@ -29,8 +29,30 @@ def _best_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     return best
 
 
-def choose_thresholds(model_dir: Path, data_dir: str | None) -> dict[str, Any]:
+def _stages(run_dir: Path) -> list[dict[str, Any]]:
+    """The ``train.json`` of a run and of every run it started from (``init``), oldest first.
+
+    Each gets ``"stage"`` (1 for a run from the pretrained encoder) and ``"seed"``
+    (the mixture seed); runs written before stages were recorded count as stage 2.
+    """
+    out: list[dict[str, Any]] = []
+    path: Path | None = run_dir / "train.json"
+    while path is not None:
+        info = json.loads(path.read_text())
+        init = info["config"].get("init")
+        info.setdefault("stage", 2 if init else 1)
+        info["seed"] = info["config"]["seed"]
+        out.append(info)
+        path = Path(init).parent / "train.json" if init else None
+    return out[::-1]
+
+
+def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
+
+    ``stages`` (see :func:`_stages`) tell which Jigsaw sentences the training
+    stages sampled, so that the offensive dev rows exclude them; stage 1 with
+    seed 0 when None.
 
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
     train rows); offensive (F1) and offensive_or (precision >= 0.99, the point at
@@ -54,11 +76,16 @@ def choose_thresholds(model_dir: Path, data_dir: str | None) -> dict[str, Any]:
         dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
     from ._mixture import build_mixture
-    from ._run import STAGE2_CAPS, STAGE2_REPEATS
+    from ._run import STAGES
 
-    trained = {e.text for e in build_mixture(data_dir, sources=["jigsaw_sentences"])}
-    trained |= {e.text for e in build_mixture(data_dir, seed=1, caps=STAGE2_CAPS, repeats=STAGE2_REPEATS,
-                                              sources=["jigsaw_sentences"])}
+    trained: set[str] = set()
+    for stage in stages or [{"seed": 0}]:
+        st = STAGES.get(stage.get("stage", 1), {})
+        trained |= {
+            e.text
+            for e in build_mixture(data_dir, seed=stage["seed"], caps=st.get("caps"), repeats=st.get("repeats"),
+                                   sources=["jigsaw_sentences"])
+        }
     held = [r for r in load_dataset("jigsaw_sentences", "dev", data_dir) if r.text not in trained]
     held = random.Random(0).sample(held, min(2000, len(held)))
     seq_j, *_ = mod.predict_arrays([r.text for r in held])
@@ -96,10 +123,8 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
     package_dir.mkdir(parents=True, exist_ok=True)
     for name in ("model.onnx", "tokenizer.json"):
         shutil.copy(run_dir / "export" / name, package_dir / name)
-    train_info = json.loads((run_dir / "train.json").read_text())
-    init = train_info["config"].get("init")
-    if init:  # stage 2: keep the stage-1 run's description too
-        train_info = {"stage1": json.loads((Path(init).parent / "train.json").read_text()), "stage2": train_info}
+    stages = _stages(run_dir)
+    train_info = {f"stage{s['stage']}": s for s in stages} if len(stages) > 1 else stages[0]
     card: dict[str, Any] = {
         "name": "builtin",
         "version": version,
@@ -116,7 +141,7 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
         "figures": [],
     }
     (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
-    chosen = choose_thresholds(package_dir, data_dir)
+    chosen = choose_thresholds(package_dir, data_dir, stages)
     card["thresholds"] = chosen["thresholds"]
     card["dev"] = {
         **chosen["dev"],

@@ -77,6 +77,9 @@ def run_training(
         )
     log.info("mixture: %d examples (stage %s)", len(examples), 1 if init is None else stage)
     model = train(examples, out, cfg)
+    info = json.loads((out / "train.json").read_text())
+    info["stage"] = 1 if init is None else stage
+    (out / "train.json").write_text(json.dumps(info, indent=2))
     if export:
         export_onnx(model, out / "export")
     return out
