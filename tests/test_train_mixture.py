@@ -121,3 +121,7 @@ def test_stage_chain_of_a_run(tmp_path):
     last = run("s3", 2, init="s2", stage=3)
     assert [(s["stage"], s["seed"]) for s in _stages(last)] == [(1, 0), (2, 1), (3, 2)]
     assert [(s["stage"], s["seed"]) for s in _stages(tmp_path / "s1")] == [(1, 0)]
+    run("s3b", 3, init="s2", stage=3)
+    (tmp_path / "soup").mkdir()
+    (tmp_path / "soup" / "train.json").write_text(json.dumps({"soup_of": [str(last), str(tmp_path / "s3b")]}))
+    assert [(s["stage"], s["seed"]) for s in _stages(tmp_path / "soup")] == [(1, 0), (2, 1), (3, 2), (3, 3)]

@@ -34,7 +34,15 @@ def _stages(run_dir: Path) -> list[dict[str, Any]]:
 
     Each gets ``"stage"`` (1 for a run from the pretrained encoder) and ``"seed"``
     (the mixture seed); runs written before stages were recorded count as stage 2.
+    A soup (``python -m tactful.train --soup``) lists the stages of all its runs,
+    each once.
     """
+    info = json.loads((run_dir / "train.json").read_text())
+    if "soup_of" in info:
+        merged: list[dict[str, Any]] = []
+        for run in info["soup_of"]:
+            merged.extend(s for s in _stages(Path(run)) if s not in merged)
+        return merged
     out: list[dict[str, Any]] = []
     path: Path | None = run_dir / "train.json"
     while path is not None:
@@ -124,7 +132,11 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
     for name in ("model.onnx", "tokenizer.json"):
         shutil.copy(run_dir / "export" / name, package_dir / name)
     stages = _stages(run_dir)
-    train_info = {f"stage{s['stage']}": s for s in stages} if len(stages) > 1 else stages[0]
+    soup_of = json.loads((run_dir / "train.json").read_text()).get("soup_of")
+    if soup_of:
+        train_info: dict[str, Any] = {"soup_of": soup_of, "stages": stages}
+    else:
+        train_info = {f"stage{s['stage']}": s for s in stages} if len(stages) > 1 else stages[0]
     card: dict[str, Any] = {
         "name": "builtin",
         "version": version,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["cv_detexd", "main", "run_training"]
+__all__ = ["cv_detexd", "main", "run_training", "soup"]
 
 log = logging.getLogger("tactful.train")
 
@@ -80,6 +80,30 @@ def run_training(
     info = json.loads((out / "train.json").read_text())
     info["stage"] = 1 if init is None else stage
     (out / "train.json").write_text(json.dumps(info, indent=2))
+    if export:
+        export_onnx(model, out / "export")
+    return out
+
+
+def soup(runs: list[Path], out: Path, *, export: bool = True) -> Path:
+    """Uniform weight average ("model soup", Wortsman et al., ICML 2022) of runs
+    that share an architecture and a starting point; exported like a run."""
+    import torch
+
+    from ._export import export_onnx
+    from ._model import MultiTaskModel
+
+    _setup_logging(out)
+    states = [torch.load(r / "model.pt", map_location="cpu") for r in runs]
+    avg = {
+        k: sum(st[k].float() for st in states) / len(states) if states[0][k].is_floating_point() else states[0][k]
+        for k in states[0]
+    }
+    model = MultiTaskModel()
+    model.load_state_dict(avg)
+    torch.save(avg, out / "model.pt")
+    (out / "train.json").write_text(json.dumps({"soup_of": [str(r) for r in runs]}, indent=2))
+    log.info("soup of %s", ", ".join(map(str, runs)))
     if export:
         export_onnx(model, out / "export")
     return out
@@ -192,6 +216,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ship", action="store_true", help="copy --out's export into the package and write card.json")
     ap.add_argument("--version", default="1.0.0")
     ap.add_argument("--init", type=Path, default=None, help="start a later stage from this model.pt")
+    ap.add_argument("--soup", type=Path, nargs="+", default=None, metavar="RUN",
+                    help="average the model.pt of these runs into --out and export it")
     ap.add_argument("--stage", type=int, choices=sorted(STAGES), default=2, help="which later stage --init runs")
     a = ap.parse_args(argv)
     if a.ship:
@@ -201,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
         pkg = Path(__file__).resolve().parents[1] / "models" / "builtin"
         card = ship(a.out, pkg, a.data_dir, version=a.version)
         log.info("shipped to %s: thresholds %s dev %s", pkg, card["thresholds"], card["dev"])
+    elif a.soup:
+        soup(a.soup, a.out)
     elif a.cv == "detexd-frozen":
         cv_detexd_frozen(a.data_dir, a.out, seed=a.seed)
     elif a.cv == "detexd":
