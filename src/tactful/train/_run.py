@@ -109,7 +109,7 @@ def soup(runs: list[Path], out: Path, *, export: bool = True) -> Path:
     return out
 
 
-def cv_detexd(data_dir: str | None, out: Path, *, epochs: float = 3.0, seed: int = 0, folds: int = 5) -> dict:
+def cv_detexd(data_dir: str | None, out: Path, *, epochs: float = 5.0, seed: int = 0, folds: int = 5) -> dict:
     """Stratified 5-fold CV of the delicate head trained on DeTexD alone.
 
     Each fold fine-tunes all-MiniLM-L6-v2 on four folds and scores the fifth at
@@ -232,6 +232,6 @@ def main(argv: list[str] | None = None) -> None:
     elif a.cv == "detexd-frozen":
         cv_detexd_frozen(a.data_dir, a.out, seed=a.seed)
     elif a.cv == "detexd":
-        cv_detexd(a.data_dir, a.out, epochs=a.epochs or 3.0, seed=a.seed)
+        cv_detexd(a.data_dir, a.out, epochs=a.epochs or 5.0, seed=a.seed)
     else:
         run_training(a.data_dir, a.out, epochs=a.epochs or 1.0, seed=a.seed, init=a.init, stage=a.stage)
