@@ -18,12 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from obfuscate import obfuscate  # noqa: E402
+from obfuscate import obfuscate
 
-import tactful  # noqa: E402
-from tactful import Span  # noqa: E402
-from tactful.datasets import Record, get_spec, load_dataset  # noqa: E402
-from tactful.evaluate import analyze_all, score  # noqa: E402
+import tactful
+from tactful import Span
+from tactful.datasets import Record, get_spec, load_dataset
+from tactful.evaluate import analyze_all, score
 
 
 def _obfuscated(records: list[Record], dataset: str, seed: int) -> list[Record]:
