@@ -89,7 +89,7 @@ class BuiltinModerator:
         a time. ``"sorted"``: windows of all texts sorted by length and padded
         per batch, each call using ``threads`` intra-op threads — but dynamic
         int8 quantization scales activations per call, so a text's scores move
-        with its batch-mates (by up to 0.32 on ToxicChat test; see
+        with its batch-mates (by up to 0.54 on ToxicChat test with model 1.1.0; see
         ``bench/speed.py`` for both).
     max_tokens : int, default=256
         Window length in tokens, special tokens included.
