@@ -49,8 +49,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AUDIT_FAMILIES",
-    "OPENAI_FLAG_THRESHOLDS",
     "AuditSet",
+    "OPENAI_FLAG_THRESHOLDS",
     "ResultStore",
     "build_audit_sets",
     "flag_regression",
