@@ -112,7 +112,7 @@ def test_stage_chain_of_a_run(tmp_path):
         d.mkdir()
         info = {"config": {"seed": seed, "init": str(tmp_path / init / "model.pt") if init else None}}
         if stage:
-            info["stage"] = stage
+            info["config"]["stage"] = stage
         (d / "train.json").write_text(json.dumps(info))
         return d
 

@@ -33,7 +33,8 @@ def _stages(run_dir: Path) -> list[dict[str, Any]]:
     """The ``train.json`` of a run and of every run it started from (``init``), oldest first.
 
     Each gets ``"stage"`` (1 for a run from the pretrained encoder) and ``"seed"``
-    (the mixture seed); runs written before stages were recorded count as stage 2.
+    (the mixture seed), from its config; a later-stage run written before stages
+    were recorded counts as stage 2.
     A soup (``python -m tactful.train --soup``) lists the stages of all its runs,
     each once.
     """
@@ -48,7 +49,7 @@ def _stages(run_dir: Path) -> list[dict[str, Any]]:
     while path is not None:
         info = json.loads(path.read_text())
         init = info["config"].get("init")
-        info.setdefault("stage", 2 if init else 1)
+        info["stage"] = info["config"].get("stage", 2 if init else 1)
         info["seed"] = info["config"]["seed"]
         out.append(info)
         path = Path(init).parent / "train.json" if init else None

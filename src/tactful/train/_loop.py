@@ -39,7 +39,8 @@ class TrainConfig:
     checkpoint_every: int = 200
     tok_weight: float = 1.0
     type_weight: float = 0.5
-    init: str | None = None  # state dict to start from (stage 2), else the pretrained encoder
+    init: str | None = None  # state dict to start from (a later stage), else the pretrained encoder
+    stage: int = 1  # which training stage this run is (recorded in train.json)
 
 
 def load_tokenizer(path: Path | None = None, max_len: int = 128) -> Tokenizer:

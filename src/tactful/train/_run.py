@@ -73,13 +73,11 @@ def run_training(
         st = STAGES[stage]
         examples = build_mixture(data_dir, seed=seed + stage - 1, caps=st["caps"], repeats=st["repeats"])
         cfg = TrainConfig(
-            epochs=epochs, seed=seed + stage - 1, lr=st["lr"], head_lr=st["head_lr"], max_len=st["max_len"], init=str(init)
+            epochs=epochs, seed=seed + stage - 1, lr=st["lr"], head_lr=st["head_lr"], max_len=st["max_len"],
+            init=str(init), stage=stage,
         )
-    log.info("mixture: %d examples (stage %s)", len(examples), 1 if init is None else stage)
+    log.info("mixture: %d examples (stage %d)", len(examples), cfg.stage)
     model = train(examples, out, cfg)
-    info = json.loads((out / "train.json").read_text())
-    info["stage"] = 1 if init is None else stage
-    (out / "train.json").write_text(json.dumps(info, indent=2))
     if export:
         export_onnx(model, out / "export")
     return out
