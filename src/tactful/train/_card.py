@@ -56,6 +56,26 @@ def _stages(run_dir: Path) -> list[dict[str, Any]]:
     return out[::-1]
 
 
+def offensive_dev_rows(data_dir: str | None, stages: list[dict[str, Any]] | None = None) -> list:
+    """2,000 Jigsaw sentences dev rows (seeded) that none of ``stages`` trained on."""
+    from ..datasets import load_dataset
+    from ._mixture import build_mixture
+    from ._run import STAGES
+
+    trained: set[str] = set()
+    for stage in stages or [{"seed": 0}]:
+        st = STAGES.get(stage.get("stage", 1), {})
+        # The whole mixture, then its Jigsaw rows: the sources share one random
+        # draw, so asking for Jigsaw alone would sample other rows.
+        trained |= {
+            e.text
+            for e in build_mixture(data_dir, seed=stage["seed"], caps=st.get("caps"), repeats=st.get("repeats"))
+            if e.source == "jigsaw_sentences"
+        }
+    held = [r for r in load_dataset("jigsaw_sentences", "dev", data_dir) if r.text not in trained]
+    return random.Random(0).sample(held, min(2000, len(held)))
+
+
 def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
@@ -84,19 +104,7 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
         th[head] = t
         dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
-    from ._mixture import build_mixture
-    from ._run import STAGES
-
-    trained: set[str] = set()
-    for stage in stages or [{"seed": 0}]:
-        st = STAGES.get(stage.get("stage", 1), {})
-        trained |= {
-            e.text
-            for e in build_mixture(data_dir, seed=stage["seed"], caps=st.get("caps"), repeats=st.get("repeats"),
-                                   sources=["jigsaw_sentences"])
-        }
-    held = [r for r in load_dataset("jigsaw_sentences", "dev", data_dir) if r.text not in trained]
-    held = random.Random(0).sample(held, min(2000, len(held)))
+    held = offensive_dev_rows(data_dir, stages)
     seq_j, *_ = mod.predict_arrays([r.text for r in held])
     y = np.array([r.label for r in held])
     p_off = seq_j[:, SEQ_HEADS.index("offensive")]
