@@ -9,17 +9,14 @@ import pytest
 
 from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset
-from tactful.train import build_mixture
+from tactful.train._run import stage_mixture
 
 
 @functools.cache
 def _stage_mixture(data_dir, stage):
-    from tactful.train._run import STAGES
+    from tactful.train._run import stage_mixture
 
-    if stage == 1:
-        return build_mixture(data_dir)
-    st = STAGES[stage]
-    return build_mixture(data_dir, seed=stage - 1, caps=st["caps"], repeats=st["repeats"])
+    return stage_mixture(data_dir, stage)[0]
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +24,7 @@ def mixture(data_dir):
     return _stage_mixture(data_dir, 1)
 
 
-@pytest.fixture(scope="module", params=[2, 3])
+@pytest.fixture(scope="module", params=[2, 3, 4])
 def later_stage(request, data_dir):
     return request.param, _stage_mixture(data_dir, request.param)
 
@@ -66,10 +63,21 @@ def test_later_stage_mixtures(later_stage):
 
     stage, ex = later_stage
     counts = Counter(e.source for e in ex)
-    assert counts["toxicchat"] == {2: 2, 3: 3}[stage] * 2521
-    assert counts["toxicspans"] == {2: 500, 3: 1000}[stage]
-    assert counts["davidson"] == {2: 500, 3: 300}[stage]
-    assert len(ex) == {2: 9219, 3: 11440}[stage]
+    assert counts["toxicchat"] == {2: 2, 3: 3, 4: 3}[stage] * 2521
+    assert counts["toxicspans"] == {2: 500, 3: 1000, 4: 1000}[stage]
+    assert counts["davidson"] == {2: 500, 3: 300, 4: 300}[stage]
+    assert len(ex) == {2: 9219, 3: 11440, 4: 11440}[stage]
+    # Stage 4 is stage 3's draw; only the jailbreak sources' toxicity label differs.
+    tox, jb = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("jailbreak")
+    for e in ex:
+        if e.source in ("jailbreak_inthewild", "gptfuzzer"):
+            assert e.seq[jb] == 1.0
+            assert math.isnan(e.seq[tox]) if stage == 4 else e.seq[tox] == 1.0
+
+
+def test_stage_4_is_stage_3s_draw(data_dir):
+    s3, s4 = _stage_mixture(data_dir, 3), _stage_mixture(data_dir, 4)
+    assert [e.text for e in s3] == [e.text for e in s4]
 
 
 @pytest.mark.parametrize("stage", [1, 2, 3])
@@ -125,3 +133,15 @@ def test_stage_chain_of_a_run(tmp_path):
     (tmp_path / "soup").mkdir()
     (tmp_path / "soup" / "train.json").write_text(json.dumps({"soup_of": [str(last), str(tmp_path / "s3b")]}))
     assert [(s["stage"], s["seed"]) for s in _stages(tmp_path / "soup")] == [(1, 0), (2, 1), (3, 2), (3, 3)]
+
+
+def test_offensive_dev_rows_exclude_every_stages_jigsaw_sample(data_dir):
+    from tactful.train._card import offensive_dev_rows
+
+    chain = [{"stage": 1, "seed": 0}, {"stage": 2, "seed": 1}, {"stage": 3, "seed": 2}, {"stage": 4, "seed": 3}]
+    trained = {e.text for s in (1, 2, 3) for e in _stage_mixture(data_dir, s) if e.source == "jigsaw_sentences"}
+    trained |= {e.text for e in stage_mixture(data_dir, 4, seed=1)[0] if e.source == "jigsaw_sentences"}
+    assert len(trained) > 3000
+    held = offensive_dev_rows(data_dir, chain)
+    assert len(held) == 2000
+    assert not {r.text for r in held} & trained

@@ -98,8 +98,15 @@ def build_mixture(
     repeats: dict[str, int] | None = None,
     detexd_split: str = "all",
     sources: Iterable[str] | None = None,
+    jailbreak_toxic: bool = True,
 ) -> list[Example]:
-    """Build the shuffled training examples of the multi-task model."""
+    """Build the shuffled training examples of the multi-task model.
+
+    With ``jailbreak_toxic=False`` the in-the-wild jailbreaks and GPTFuzzer
+    templates feed the jailbreak head only, so the toxicity head learns from
+    ToxicChat's own labels alone.
+    """
+    jb_tox = 1 if jailbreak_toxic else None
     caps = {**DEFAULT_CAPS, **(caps or {})}
     repeats = {**DEFAULT_REPEATS, **(repeats or {})}
     wanted = set(sources) if sources is not None else set(caps)
@@ -113,12 +120,12 @@ def build_mixture(
         ]
     if "jailbreak_inthewild" in wanted:
         out["jailbreak_inthewild"] = [
-            Example(r.text, "jailbreak_inthewild", _seq(toxicity=1, jailbreak=1))
+            Example(r.text, "jailbreak_inthewild", _seq(toxicity=jb_tox, jailbreak=1))
             for r in load_dataset("jailbreak_inthewild", None, data_dir)
         ]
     if "gptfuzzer" in wanted:
         out["gptfuzzer"] = [
-            Example(r.text, "gptfuzzer", _seq(toxicity=1, jailbreak=1))
+            Example(r.text, "gptfuzzer", _seq(toxicity=jb_tox, jailbreak=1))
             for r in load_dataset("gptfuzzer", None, data_dir)
         ]
     if "deepset_injections" in wanted:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["cv_detexd", "main", "run_training", "soup"]
+__all__ = ["cv_detexd", "main", "run_training", "soup", "stage_mixture"]
 
 log = logging.getLogger("tactful.train")
 
@@ -45,11 +45,32 @@ STAGE3_CAPS = {
 }
 STAGE3_REPEATS = {"toxicchat": 3, "detexd": 1, "jailbreak_inthewild": 1}
 
+#: Stage 4: stage 3's mixture (the same draw for the same seed) with one change:
+#: the in-the-wild jailbreaks and GPTFuzzer templates feed the jailbreak head only,
+#: not the toxicity head. ToxicChat labels a role-play template toxic only when it
+#: asks for harm, and the templates' blanket "toxic" pushed benign role-play prompts
+#: over the toxicity threshold.
 #: Later stages, each starting from the weights given by ``--init``.
 STAGES = {
     2: {"caps": STAGE2_CAPS, "repeats": STAGE2_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 128},
     3: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256},
+    4: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
+        "seed_offset": 2, "jailbreak_toxic": False},
 }
+
+
+def stage_mixture(data_dir: str | None, stage: int, seed: int = 0) -> tuple[list, int]:
+    """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses."""
+    from ._mixture import build_mixture
+
+    if stage == 1:
+        return build_mixture(data_dir, seed=seed), seed
+    st = STAGES[stage]
+    run_seed = seed + st.get("seed_offset", stage - 1)
+    examples = build_mixture(
+        data_dir, seed=run_seed, caps=st["caps"], repeats=st["repeats"], jailbreak_toxic=st.get("jailbreak_toxic", True)
+    )
+    return examples, run_seed
 
 
 def run_training(
@@ -63,17 +84,16 @@ def run_training(
     """
     from ._export import export_onnx
     from ._loop import TrainConfig, train
-    from ._mixture import build_mixture
 
     _setup_logging(out)
     if init is None:
-        examples = build_mixture(data_dir, seed=seed)
+        examples, _ = stage_mixture(data_dir, 1, seed)
         cfg = TrainConfig(epochs=epochs, seed=seed)
     else:
         st = STAGES[stage]
-        examples = build_mixture(data_dir, seed=seed + stage - 1, caps=st["caps"], repeats=st["repeats"])
+        examples, run_seed = stage_mixture(data_dir, stage, seed)
         cfg = TrainConfig(
-            epochs=epochs, seed=seed + stage - 1, lr=st["lr"], head_lr=st["head_lr"], max_len=st["max_len"],
+            epochs=epochs, seed=run_seed, lr=st["lr"], head_lr=st["head_lr"], max_len=st["max_len"],
             init=str(init), stage=stage,
         )
     log.info("mixture: %d examples (stage %d)", len(examples), cfg.stage)
