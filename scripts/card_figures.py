@@ -7,7 +7,7 @@ cross-validation, speed and robustness figures are read from the JSON files thei
     tactful eval toxicspans --split test --moderator builtin --json > runs/eval_toxicspans.json
     python -m tactful.train --cv detexd-frozen --out runs/cv_frozen
     tactful train --cv detexd --out runs/cv_detexd_e5         # -> runs/cv_detexd_e5/cv_detexd.json
-    python bench/speed.py --run-dir runs/soup3 --json runs/speed.json
+    python bench/speed.py --run-dir runs/soup4 --json runs/speed.json
     python bench/robustness.py --moderator builtin --json runs/robustness.json
     python scripts/card_figures.py --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
         --cv runs/cv_detexd_e5/cv_detexd.json --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
