@@ -5,7 +5,8 @@ head                training data (train splits only)
 ==================  ==========================================================
 toxicity            ToxicChat 0124 train (human-annotated, minus the dev
                     carve-out); in-the-wild jailbreak prompts and GPTFuzzer
-                    templates (positives: ToxicChat counts jailbreaks as toxic)
+                    templates as positives (ToxicChat counts jailbreaks as
+                    toxic) unless ``jailbreak_toxic=False`` (stage 4)
 offensive           Davidson (hate or offensive), OLID train (OFF), ToxiGen
                     (human toxicity >= 4), Jigsaw sentences *dev* files
 insult              ToxicSpans rater-level posts (a majority Insult span);
