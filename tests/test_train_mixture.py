@@ -145,3 +145,17 @@ def test_offensive_dev_rows_exclude_every_stages_jigsaw_sample(data_dir):
     held = offensive_dev_rows(data_dir, chain)
     assert len(held) == 2000
     assert not {r.text for r in held} & trained
+
+
+def test_jailbreak_toxic_override_keeps_the_draw(data_dir):
+    base = _stage_mixture(data_dir, 1)
+    off, seed = stage_mixture(data_dir, 1, jailbreak_toxic=False)
+    assert seed == 0
+    assert [e.text for e in off] == [e.text for e in base]
+    tox = SEQ_HEADS.index("toxicity")
+    jb = [e for e in off if e.source in ("jailbreak_inthewild", "gptfuzzer")]
+    assert len(jb) == 666 + 77
+    assert all(math.isnan(e.seq[tox]) and e.seq[SEQ_HEADS.index("jailbreak")] == 1.0 for e in jb)
+    # A later stage's own choice can be overridden too (stage 4 turns it off by default).
+    on, _ = stage_mixture(data_dir, 4, jailbreak_toxic=True)
+    assert all(e.seq[tox] == 1.0 for e in on if e.source == "gptfuzzer")

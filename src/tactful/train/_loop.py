@@ -41,6 +41,7 @@ class TrainConfig:
     type_weight: float = 0.5
     init: str | None = None  # state dict to start from (a later stage), else the pretrained encoder
     stage: int = 1  # which training stage this run is (recorded in train.json)
+    jailbreak_toxic: bool | None = None  # set when the run overrode its stage's choice (--jailbreak-toxic)
 
 
 def load_tokenizer(path: Path | None = None, max_len: int = 128) -> Tokenizer:

@@ -59,23 +59,31 @@ STAGES = {
 }
 
 
-def stage_mixture(data_dir: str | None, stage: int, seed: int = 0) -> tuple[list, int]:
-    """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses."""
+def stage_mixture(
+    data_dir: str | None, stage: int, seed: int = 0, jailbreak_toxic: bool | None = None
+) -> tuple[list, int]:
+    """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
+
+    ``jailbreak_toxic`` overrides the stage's own choice (stage 1: True; see
+    :data:`STAGES`) of whether the jailbreak templates are toxicity positives.
+    """
     from ._mixture import build_mixture
 
+    st = STAGES.get(stage, {})
+    if jailbreak_toxic is None:
+        jailbreak_toxic = st.get("jailbreak_toxic", True)
     if stage == 1:
-        return build_mixture(data_dir, seed=seed), seed
-    st = STAGES[stage]
+        return build_mixture(data_dir, seed=seed, jailbreak_toxic=jailbreak_toxic), seed
     run_seed = seed + st.get("seed_offset", stage - 1)
     examples = build_mixture(
-        data_dir, seed=run_seed, caps=st["caps"], repeats=st["repeats"], jailbreak_toxic=st.get("jailbreak_toxic", True)
+        data_dir, seed=run_seed, caps=st["caps"], repeats=st["repeats"], jailbreak_toxic=jailbreak_toxic
     )
     return examples, run_seed
 
 
 def run_training(
     data_dir: str | None, out: Path, *, epochs: float = 1.0, seed: int = 0, export: bool = True,
-    init: Path | None = None, stage: int = 2,
+    init: Path | None = None, stage: int = 2, jailbreak_toxic: bool | None = None,
 ) -> Path:
     """Build the mixture, train, and export ONNX into ``out/export``.
 
@@ -87,15 +95,17 @@ def run_training(
 
     _setup_logging(out)
     if init is None:
-        examples, _ = stage_mixture(data_dir, 1, seed)
+        examples, _ = stage_mixture(data_dir, 1, seed, jailbreak_toxic)
         cfg = TrainConfig(epochs=epochs, seed=seed)
     else:
         st = STAGES[stage]
-        examples, run_seed = stage_mixture(data_dir, stage, seed)
+        examples, run_seed = stage_mixture(data_dir, stage, seed, jailbreak_toxic)
         cfg = TrainConfig(
             epochs=epochs, seed=run_seed, lr=st["lr"], head_lr=st["head_lr"], max_len=st["max_len"],
             init=str(init), stage=stage,
         )
+    if jailbreak_toxic is not None:
+        cfg.jailbreak_toxic = jailbreak_toxic
     log.info("mixture: %d examples (stage %d)", len(examples), cfg.stage)
     model = train(examples, out, cfg)
     if export:
@@ -237,6 +247,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--soup", type=Path, nargs="+", default=None, metavar="RUN",
                     help="average the model.pt of these runs into --out and export it")
     ap.add_argument("--stage", type=int, choices=sorted(STAGES), default=2, help="which later stage --init runs")
+    ap.add_argument("--jailbreak-toxic", action=argparse.BooleanOptionalAction, default=None,
+                    help="make the jailbreak templates toxicity positives (default: the stage's own choice)")
     a = ap.parse_args(argv)
     if a.ship:
         from ._card import ship
@@ -252,4 +264,7 @@ def main(argv: list[str] | None = None) -> None:
     elif a.cv == "detexd":
         cv_detexd(a.data_dir, a.out, epochs=a.epochs or 5.0, seed=a.seed)
     else:
-        run_training(a.data_dir, a.out, epochs=a.epochs or 1.0, seed=a.seed, init=a.init, stage=a.stage)
+        run_training(
+            a.data_dir, a.out, epochs=a.epochs or 1.0, seed=a.seed, init=a.init, stage=a.stage,
+            jailbreak_toxic=a.jailbreak_toxic,
+        )
