@@ -13,34 +13,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from tactful._hashing import sha256_file
 from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset
 from tactful.metrics import average_precision, jailbreak_recall, precision_recall_f1
 from tactful.moderators.builtin import BuiltinModerator, load_card
-from tactful.train._card import _best_f1
-
-FILES = ("model.onnx", "tokenizer.json")
+from tactful.train._card import _best_f1, install_export
 
 
 def model_folder(run: Path, into: Path) -> Path:
-    """A model folder for ``run``'s export: the files and a card pinning them."""
-    into.mkdir(parents=True)
-    card = load_card()
-    for name in FILES:
-        src = run / "export" / name
-        if not src.is_file():
-            raise SystemExit(f"{run}: no export/{name}; train or soup the run first.")
-        shutil.copy(src, into / name)
-    card["sha256"] = {name: sha256_file(into / name) for name in FILES}
-    card["size_bytes"] = {name: (into / name).stat().st_size for name in FILES}
-    (into / "card.json").write_text(json.dumps(card))
+    """A model folder for ``run``'s export: its files and the shipped card, re-pinned to them."""
+    try:
+        pins = install_export(run, into)
+    except FileNotFoundError as exc:
+        raise SystemExit(str(exc)) from None
+    (into / "card.json").write_text(json.dumps(load_card() | pins))
     return into
 
 

@@ -159,3 +159,22 @@ def test_jailbreak_toxic_override_keeps_the_draw(data_dir):
     # A later stage's own choice can be overridden too (stage 4 turns it off by default).
     on, _ = stage_mixture(data_dir, 4, jailbreak_toxic=True)
     assert all(e.seq[tox] == 1.0 for e in on if e.source == "gptfuzzer")
+
+
+def test_install_export_pins_the_copied_files(tmp_path):
+    import hashlib
+
+    from tactful.train._card import install_export
+
+    run = tmp_path / "run"
+    (run / "export").mkdir(parents=True)
+    (run / "export" / "model.onnx").write_bytes(b"onnx bytes")
+    with pytest.raises(FileNotFoundError, match=r"run: no export/tokenizer.json; train, soup or export the run first."):
+        install_export(run, tmp_path / "m")
+    (run / "export" / "tokenizer.json").write_text("{}")
+    pins = install_export(run, tmp_path / "m")
+    assert (tmp_path / "m" / "model.onnx").read_bytes() == b"onnx bytes"
+    assert pins == {
+        "sha256": {"model.onnx": hashlib.sha256(b"onnx bytes").hexdigest(), "tokenizer.json": hashlib.sha256(b"{}").hexdigest()},
+        "size_bytes": {"model.onnx": 10, "tokenizer.json": 2},
+    }

@@ -135,11 +135,27 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
     return {"thresholds": th, "dev": dev_fig}
 
 
+#: The files of a model folder that its card pins.
+MODEL_FILES = ("model.onnx", "tokenizer.json")
+
+
+def install_export(run_dir: Path, folder: Path) -> dict[str, dict[str, Any]]:
+    """Copy ``run_dir``'s export into ``folder``; return the card's ``sha256`` and ``size_bytes``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in MODEL_FILES:
+        src = run_dir / "export" / name
+        if not src.is_file():
+            raise FileNotFoundError(f"{run_dir}: no export/{name}; train, soup or export the run first.")
+        shutil.copy(src, folder / name)
+    return {
+        "sha256": {n: sha256_file(folder / n) for n in MODEL_FILES},
+        "size_bytes": {n: (folder / n).stat().st_size for n in MODEL_FILES},
+    }
+
+
 def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str) -> dict[str, Any]:
     """Copy the exported model into the package and write ``card.json``."""
-    package_dir.mkdir(parents=True, exist_ok=True)
-    for name in ("model.onnx", "tokenizer.json"):
-        shutil.copy(run_dir / "export" / name, package_dir / name)
+    pins = install_export(run_dir, package_dir)
     stages = _stages(run_dir)
     soup_of = json.loads((run_dir / "train.json").read_text()).get("soup_of")
     if soup_of:
@@ -156,8 +172,7 @@ def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str
         "heads": list(SEQ_HEADS),
         "span_types": list(SPAN_TYPES),
         "training": train_info,
-        "sha256": {n: sha256_file(package_dir / n) for n in ("model.onnx", "tokenizer.json")},
-        "size_bytes": {n: (package_dir / n).stat().st_size for n in ("model.onnx", "tokenizer.json")},
+        **pins,
         "thresholds": {h: 0.5 for h in SEQ_HEADS} | {"span": 0.5},
         "figures": [],
     }

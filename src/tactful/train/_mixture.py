@@ -103,6 +103,10 @@ def build_mixture(
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
+    All sources share one random draw, so ``sources`` (a subset) samples capped
+    sources differently from the full mixture: to know which rows a run trained
+    on, build its whole mixture and filter by ``Example.source``.
+
     With ``jailbreak_toxic=False`` the in-the-wild jailbreaks and GPTFuzzer
     templates feed the jailbreak head only, so the toxicity head learns from
     ToxicChat's own labels alone.
