@@ -5,6 +5,9 @@ written by ``python -m tactful.train``), the int8 export is loaded by the builti
 moderator and its toxicity head scored on ToxicChat dev (average precision: the
 selection criterion, no threshold in it) and test (average precision; F1 and
 jailbreak recall at the threshold that maximises dev F1 on the card's grid).
+Spans: the threshold that maximises SemEval-2021 trial span F1 (against the gold
+of the run's span targets, as the card chooses it), that F1, and SemEval-2021 test
+span F1 at that threshold.
 
     python scripts/compare_runs.py runs/stage4 runs/stage4_s1 runs/soup4
 """
@@ -19,10 +22,16 @@ from pathlib import Path
 import numpy as np
 
 from tactful._heads import SEQ_HEADS
-from tactful.datasets import load_dataset
-from tactful.metrics import average_precision, jailbreak_recall, precision_recall_f1
+from tactful.datasets import load_dataset, span_offsets
+from tactful.metrics import average_precision, jailbreak_recall, precision_recall_f1, span_f1
 from tactful.moderators.builtin import BuiltinModerator, load_card
-from tactful.train._card import _best_f1, install_export
+from tactful.train._card import (
+    _best_f1,
+    _stages,
+    choose_span_threshold,
+    install_export,
+    run_span_gold,
+)
 
 
 def model_folder(run: Path, into: Path) -> Path:
@@ -46,6 +55,15 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     t, dev_f1 = _best_f1(y_dev, p_dev)
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
+    span_gold = run_span_gold(_stages(run))
+    span_t, trial_f1 = choose_span_threshold(mod, data_dir, span_gold)
+    spans_test = load_dataset("toxicspans", "test", data_dir)
+    texts = [r.text for r in spans_test]
+    seq, tox, typ, norms, offs = mod.predict_arrays(texts)
+    pred = [
+        span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=span_t)) if x else frozenset()
+        for i, x in enumerate(texts)
+    ]
     return {
         "run": str(run),
         "dev_ap": average_precision(y_dev, p_dev),
@@ -56,6 +74,10 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         "test_jailbreak_recall": jailbreak_recall(
             [bool(flag[i]) for i in jail], [int(test[i].labels["jailbreak"]) for i in jail]
         ),
+        "span_gold": span_gold,
+        "span_threshold": span_t,
+        "trial_span_f1": trial_f1,
+        "test_span_f1": span_f1([span_offsets(r.spans) for r in spans_test], pred),
     }
 
 
@@ -67,12 +89,14 @@ def main() -> None:
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6}")
+        print(f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
+              f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6}")
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
             rows.append(r)
             print(f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:7.3f} "
-                  f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f}", flush=True)
+                  f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
+                  f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f}", flush=True)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=2))
 

@@ -288,9 +288,13 @@ def test_raters_folder_to_gold_spans(tmp_path):
     # profanity one vote each -> tie -> insult (RATER_SPAN_TYPES order); " " between by 1/3 -> not gold
     assert first.spans == (Span(4, 10, "insult"), Span(11, 15, "insult"))
     assert first.label == 1
-    assert dict(first.meta) == {"n_raters": 3, "all_toxic_votes": 1, "not_toxic_votes": 0}
+    assert dict(first.meta) == {
+        "n_raters": 3, "all_toxic_votes": 1, "not_toxic_votes": 0, "marked_by_any": frozenset(range(4, 15)),
+    }
     assert second.spans == () and second.label == 0
     assert second.meta["not_toxic_votes"] == 2
+    # one of three raters marked "nice": in the union, not in the gold
+    assert second.meta["marked_by_any"] == frozenset(range(4))
 
 
 # ----------------------------------------------------------------------------- small units

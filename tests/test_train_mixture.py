@@ -80,7 +80,7 @@ def test_stage_4_is_stage_3s_draw(data_dir):
     assert [e.text for e in s3] == [e.text for e in s4]
 
 
-@pytest.mark.parametrize("stage", [1, 2, 3])
+@pytest.mark.parametrize("stage", [1, 2, 3, 6])
 def test_no_test_or_audit_text_leaks(stage, data_dir):
     seen = {e.text for e in _stage_mixture(data_dir, stage)}
     # (held-out split, the official training split of the same data set): texts the
@@ -178,3 +178,45 @@ def test_install_export_pins_the_copied_files(tmp_path):
         "sha256": {"model.onnx": hashlib.sha256(b"onnx bytes").hexdigest(), "tokenizer.json": hashlib.sha256(b"{}").hexdigest()},
         "size_bytes": {"model.onnx": 10, "tokenizer.json": 2},
     }
+
+
+def test_stage_5_is_stage_4_with_the_raters_span_targets(data_dir):
+    from tactful.datasets import span_offsets
+
+    s4, s5 = _stage_mixture(data_dir, 4), _stage_mixture(data_dir, 5)
+    assert [(e.text, e.source, e.seq, e.type_chars) for e in s4] == [(e.text, e.source, e.seq, e.type_chars) for e in s5]
+    majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+    semeval = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans", "train", data_dir)}
+    spans4 = [e for e in s4 if e.source == "toxicspans"]
+    spans5 = [e for e in s5 if e.source == "toxicspans"]
+    assert len(spans5) == 1000
+    assert all(e.tox_chars == semeval[e.text] for e in spans4)
+    assert all(e.tox_chars == majority[e.text] for e in spans5)
+    # the draw differs from the SemEval file's targets in 526 of its 1,000 posts
+    assert sum(a.tox_chars != b.tox_chars for a, b in zip(spans4, spans5, strict=True)) == 526
+    # the rater-level comments get the same targets (stage 4: span types only)
+    raters5 = [e for e in s5 if e.source == "toxicspans_raters"]
+    assert len(raters5) == 500
+    assert all(e.tox_chars == majority[e.text] for e in raters5)
+    assert all(e.tox_chars is None for e in s4 if e.source == "toxicspans_raters")
+
+
+def test_stage_6_reads_three_times_the_span_posts_with_the_raters_targets(data_dir):
+    from collections import Counter
+
+    from tactful.datasets import span_offsets
+
+    s6 = _stage_mixture(data_dir, 6)
+    counts = Counter(e.source for e in s6)
+    assert counts["toxicspans"] == counts["toxicspans_raters"] == 3000
+    assert counts["toxicchat"] == 3 * 2521
+    assert len(s6) == 15940
+    majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+    assert all(e.tox_chars == majority[e.text] for e in s6 if e.source in ("toxicspans", "toxicspans_raters"))
+
+
+def test_unknown_span_gold_is_refused():
+    from tactful.train._mixture import build_mixture
+
+    with pytest.raises(ValueError, match=r"^Unknown span_gold 'union'\. Known: semeval, raters\.$"):
+        build_mixture(span_gold="union")

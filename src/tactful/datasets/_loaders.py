@@ -312,7 +312,10 @@ _MC = tuple(f"s{k}" for k in range(5))
 
 
 def rater_records(src: Source) -> list[Record]:
-    """Comments with their > 50%-of-raters gold spans (see :func:`rater_gold_spans`)."""
+    """Comments with their > 50%-of-raters gold spans (see :func:`rater_gold_spans`).
+
+    ``meta["marked_by_any"]``: the offsets at least one rater marked (the union).
+    """
     comments = src.read_csv(TS_COMMENTS, ["comment_id", "comment_text"])
     ann = src.read_csv(TS_ANNOTATIONS, ["annotation", "comment_id", "all toxic", "not toxic"])
     spans = src.read_csv(TS_SPANS, ["annotation", "type", "start", "end"])
@@ -346,8 +349,10 @@ def rater_records(src: Source) -> list[Record]:
     out = []
     for cid, text in zip(comments["comment_id"], comments["comment_text"], strict=True):
         anns = raters.get(cid, [])
-        gold = rater_gold_spans(len(text), len(anns), [by_ann.get(a, []) for a in anns])
+        marks = [by_ann.get(a, []) for a in anns]
+        gold = rater_gold_spans(len(text), len(anns), marks)
         label = int(bool(gold))
+        union = frozenset(i for m in marks for s, e, _ in m for i in range(max(0, s), min(len(text), e)))
         all_v, not_v = votes.get(cid, (0, 0))
         out.append(
             Record(
@@ -357,7 +362,10 @@ def rater_records(src: Source) -> list[Record]:
                 "all",
                 {"toxicity": label},
                 spans=gold,
-                meta={"n_raters": len(anns), "all_toxic_votes": all_v, "not_toxic_votes": not_v},
+                meta={
+                    "n_raters": len(anns), "all_toxic_votes": all_v, "not_toxic_votes": not_v,
+                    "marked_by_any": union,
+                },
             )
         )
     return out
@@ -379,7 +387,7 @@ def rater_records(src: Source) -> list[Record]:
             "RATER_TYPE_ALIASES); same-type runs become spans. label = 1 iff a gold "
             "span exists. s{k}-train/dev/test: the paper's random 80/10/10 splits, seed k = 0..4. "
             "meta: n_raters, all_toxic_votes, not_toxic_votes (the 'all toxic' / 'not toxic' ticks, "
-            "not turned into spans). id = comment_id."
+            "not turned into spans), marked_by_any (offsets at least one rater marked). id = comment_id."
         ),
         expected_rows={
             "all": 16100,

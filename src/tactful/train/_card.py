@@ -76,6 +76,42 @@ def offensive_dev_rows(data_dir: str | None, stages: list[dict[str, Any]] | None
     return random.Random(0).sample(held, min(2000, len(held)))
 
 
+def run_span_gold(stages: list[dict[str, Any]] | None) -> str:
+    """The ``span_gold`` of a run's last stage (see :data:`~._run.STAGES`)."""
+    from ._run import STAGES
+
+    return STAGES.get((stages or [{"stage": 1}])[-1].get("stage", 1), {}).get("span_gold", "semeval")
+
+
+def choose_span_threshold(mod: Any, data_dir: str | None, span_gold: str = "semeval") -> tuple[float, float]:
+    """The span threshold with the best span F1 on SemEval-2021 trial, and that F1.
+
+    ``span_gold="raters"`` scores against the > 50 %-of-raters characters of the
+    trial posts (the targets such a run was trained on), else the SemEval file's.
+    """
+    from ..datasets import load_dataset, span_offsets
+    from ..metrics import span_f1
+
+    trial = load_dataset("toxicspans", "dev", data_dir)
+    texts = [r.text for r in trial]
+    seq, tox, typ, norms, offs = mod.predict_arrays(texts)
+    if span_gold == "raters":
+        majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+        gold = [majority[x] for x in texts]
+    else:
+        gold = [span_offsets(r.spans) for r in trial]
+    best = (0.5, -1.0)
+    for t in GRID:
+        pred = [
+            span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=float(t))) if x else frozenset()
+            for i, x in enumerate(texts)
+        ]
+        f = span_f1(gold, pred)
+        if f > best[1] + 1e-12:
+            best = (float(t), float(f))
+    return best
+
+
 def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
@@ -86,11 +122,11 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
     train rows); offensive (F1) and offensive_or (precision >= 0.99, the point at
     which comment toxicity alone flags a text): 2,000 Jigsaw sentences dev rows no
-    training stage sampled; span: SemEval-2021 trial. Heads without a held-out dev
+    training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
+    with the gold of the last stage's span targets). Heads without a held-out dev
     set keep 0.5.
     """
-    from ..datasets import load_dataset, span_offsets
-    from ..metrics import span_f1
+    from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
 
     mod = BuiltinModerator(model_dir=str(model_dir))
@@ -117,21 +153,9 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
     th["offensive_or"] = next(
         (float(t) for t in GRID if precision_recall_f1(y, (p_off >= t).astype(int))["precision"] >= 0.99), 0.95
     )
-    trial = load_dataset("toxicspans", "dev", data_dir)
-    texts = [r.text for r in trial]
-    seq_t, tox, typ, norms, offs = mod.predict_arrays(texts)
-    gold = [span_offsets(r.spans) for r in trial]
-    best = (0.5, -1.0)
-    for t in GRID:
-        pred = [
-            span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq_t[i], thr=float(t))) if x else frozenset()
-            for i, x in enumerate(texts)
-        ]
-        f = span_f1(gold, pred)
-        if f > best[1] + 1e-12:
-            best = (float(t), float(f))
-    th["span"] = best[0]
-    dev_fig["toxicspans_trial_span_f1"] = round(best[1], 4)
+    span_gold = run_span_gold(stages)
+    th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
+    dev_fig["toxicspans_trial_span_f1" if span_gold == "semeval" else "toxicspans_trial_raters_span_f1"] = round(f, 4)
     return {"thresholds": th, "dev": dev_fig}
 
 

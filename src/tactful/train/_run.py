@@ -50,12 +50,26 @@ STAGE3_REPEATS = {"toxicchat": 3, "detexd": 1, "jailbreak_inthewild": 1}
 #: not the toxicity head. ToxicChat labels a role-play template toxic only when it
 #: asks for harm, and the templates' blanket "toxic" pushed benign role-play prompts
 #: over the toxicity threshold.
+#: Stage 5: stage 4 (the same draw, the same jailbreak choice) with the toxic-span
+#: targets of the ToxicSpans paper (characters > 50 % of a post's raters marked)
+#: instead of the SemEval-2021 train file's, which are the union of the raters'
+#: spans in 5,767 of its 7,939 posts (``build_mixture(span_gold="raters")``).
+#: Stage 6: stage 5 with three times the ToxicSpans posts (SemEval train 3,000,
+#: rater-level comments 3,000, both with the > 50 %-of-raters targets), so the
+#: span head, trained on the union targets in stages 1-4, is re-targeted on more
+#: data (a different draw from stage 5's).
+STAGE6_CAPS = {**STAGE3_CAPS, "toxicspans": 3000, "toxicspans_raters": 3000}
+
 #: Later stages, each starting from the weights given by ``--init``.
 STAGES = {
     2: {"caps": STAGE2_CAPS, "repeats": STAGE2_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 128},
     3: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256},
     4: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
         "seed_offset": 2, "jailbreak_toxic": False},
+    5: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
+        "seed_offset": 2, "jailbreak_toxic": False, "span_gold": "raters"},
+    6: {"caps": STAGE6_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
+        "seed_offset": 2, "jailbreak_toxic": False, "span_gold": "raters"},
 }
 
 
@@ -76,7 +90,8 @@ def stage_mixture(
         return build_mixture(data_dir, seed=seed, jailbreak_toxic=jailbreak_toxic), seed
     run_seed = seed + st.get("seed_offset", stage - 1)
     examples = build_mixture(
-        data_dir, seed=run_seed, caps=st["caps"], repeats=st["repeats"], jailbreak_toxic=jailbreak_toxic
+        data_dir, seed=run_seed, caps=st["caps"], repeats=st["repeats"], jailbreak_toxic=jailbreak_toxic,
+        span_gold=st.get("span_gold", "semeval"),
     )
     return examples, run_seed
 
