@@ -9,7 +9,7 @@ Spans: the threshold that maximises SemEval-2021 trial span F1 (against the gold
 of the run's span targets, as the card chooses it), that F1, and SemEval-2021 test
 span F1 at that threshold.
 
-    python scripts/compare_runs.py runs/stage4 runs/stage4_s1 runs/soup4
+    python scripts/compare_runs.py runs/stage5 runs/stage6 runs/soup56
 """
 
 from __future__ import annotations

@@ -220,3 +220,33 @@ def test_unknown_span_gold_is_refused():
 
     with pytest.raises(ValueError, match=r"^Unknown span_gold 'union'\. Known: semeval, raters\.$"):
         build_mixture(span_gold="union")
+
+
+def test_run_span_gold_follows_the_last_stage():
+    from tactful.train._card import run_span_gold
+
+    assert run_span_gold(None) == "semeval"
+    assert run_span_gold([{"stage": 1}, {"stage": 2}, {"stage": 4}]) == "semeval"
+    assert run_span_gold([{"stage": 1}, {"stage": 2}, {"stage": 5}, {"stage": 6}]) == "raters"
+
+
+def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
+    from tactful.datasets import span_offsets
+    from tactful.metrics import span_f1
+    from tactful.moderators.builtin import BuiltinModerator, load_card
+    from tactful.train._card import choose_span_threshold
+
+    card, mod = load_card(), BuiltinModerator()
+    t, f = choose_span_threshold(mod, data_dir)
+    assert t == card["thresholds"]["span"]
+    assert round(f, 4) == card["dev"]["toxicspans_trial_span_f1"]
+    # against the raters' > 50 % gold of the same posts: scored on that gold, not the file's
+    t_r, f_r = choose_span_threshold(mod, data_dir, "raters")
+    trial = load_dataset("toxicspans", "dev", data_dir)
+    majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+    gold = [majority[r.text] for r in trial]
+    assert sum(g != span_offsets(r.spans) for g, r in zip(gold, trial, strict=True)) == 690 - 313
+    texts = [r.text for r in trial]
+    seq, tox, typ, norms, offs = mod.predict_arrays(texts)
+    pred = [span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=t_r)) for i, x in enumerate(texts)]
+    assert span_f1(gold, pred) == f_r
