@@ -31,6 +31,7 @@ from tactful.train._card import (
     choose_span_threshold,
     install_export,
     run_span_gold,
+    span_sets,
 )
 
 
@@ -59,11 +60,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     span_t, trial_f1 = choose_span_threshold(mod, data_dir, span_gold)
     spans_test = load_dataset("toxicspans", "test", data_dir)
     texts = [r.text for r in spans_test]
-    seq, tox, typ, norms, offs = mod.predict_arrays(texts)
-    pred = [
-        span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=span_t)) if x else frozenset()
-        for i, x in enumerate(texts)
-    ]
+    pred = span_sets(mod, texts, mod.predict_arrays(texts), span_t)
     return {
         "run": str(run),
         "dev_ap": average_precision(y_dev, p_dev),

@@ -234,7 +234,7 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
     from tactful.datasets import span_offsets
     from tactful.metrics import span_f1
     from tactful.moderators.builtin import BuiltinModerator, load_card
-    from tactful.train._card import choose_span_threshold
+    from tactful.train._card import choose_span_threshold, span_sets
 
     card, mod = load_card(), BuiltinModerator()
     t, f = choose_span_threshold(mod, data_dir)
@@ -247,6 +247,9 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
     gold = [majority[r.text] for r in trial]
     assert sum(g != span_offsets(r.spans) for g, r in zip(gold, trial, strict=True)) == 690 - 313
     texts = [r.text for r in trial]
-    seq, tox, typ, norms, offs = mod.predict_arrays(texts)
-    pred = [span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=t_r)) for i, x in enumerate(texts)]
+    pred = span_sets(mod, texts, mod.predict_arrays(texts), t_r)
     assert span_f1(gold, pred) == f_r
+    # spans point at characters: "idiot" in a trial-like post is covered at the card's threshold
+    text = "you are an idiot"
+    assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[0] >= frozenset(range(11, 16))
+    assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[1] == frozenset()

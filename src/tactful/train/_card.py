@@ -83,6 +83,20 @@ def run_span_gold(stages: list[dict[str, Any]] | None) -> str:
     return STAGES.get((stages or [{"stage": 1}])[-1].get("stage", 1), {}).get("span_gold", "semeval")
 
 
+def span_sets(mod: Any, texts: list[str], arrays: tuple, thr: float) -> list[frozenset[int]]:
+    """The character offsets the builtin's spans cover, per text, at span threshold ``thr``.
+
+    ``arrays``: ``mod.predict_arrays(texts)``, computed once for any number of thresholds.
+    """
+    from ..datasets import span_offsets
+
+    seq, tox, typ, norms, offs = arrays
+    return [
+        span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=thr)) if x else frozenset()
+        for i, x in enumerate(texts)
+    ]
+
+
 def choose_span_threshold(mod: Any, data_dir: str | None, span_gold: str = "semeval") -> tuple[float, float]:
     """The span threshold with the best span F1 on SemEval-2021 trial, and that F1.
 
@@ -94,7 +108,7 @@ def choose_span_threshold(mod: Any, data_dir: str | None, span_gold: str = "seme
 
     trial = load_dataset("toxicspans", "dev", data_dir)
     texts = [r.text for r in trial]
-    seq, tox, typ, norms, offs = mod.predict_arrays(texts)
+    arrays = mod.predict_arrays(texts)
     if span_gold == "raters":
         majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
         gold = [majority[x] for x in texts]
@@ -102,11 +116,7 @@ def choose_span_threshold(mod: Any, data_dir: str | None, span_gold: str = "seme
         gold = [span_offsets(r.spans) for r in trial]
     best = (0.5, -1.0)
     for t in GRID:
-        pred = [
-            span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=float(t))) if x else frozenset()
-            for i, x in enumerate(texts)
-        ]
-        f = span_f1(gold, pred)
+        f = span_f1(gold, span_sets(mod, texts, arrays, float(t)))
         if f > best[1] + 1e-12:
             best = (float(t), float(f))
     return best
