@@ -23,7 +23,8 @@ from obfuscate import obfuscate
 import tactful
 from tactful import Span
 from tactful.datasets import Record, get_spec, load_dataset
-from tactful.evaluate import analyze_all, score
+from tactful.evaluate import score
+from tactful.store import analyze_all
 
 
 def _obfuscated(records: list[Record], dataset: str, seed: int) -> list[Record]:

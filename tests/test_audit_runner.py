@@ -20,7 +20,7 @@ import tactful.datasets
 from tactful import Analysis
 from tactful.audit import _runner
 from tactful.audit._runner import build_audit_sets, run_audit
-from tactful.audit._store import ResultStore
+from tactful.store import ResultStore
 from tactful.datasets import Record
 from tactful.errors import DataError, MissingDataError, UnknownNameError
 

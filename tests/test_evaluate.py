@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import re
+
 import pytest
 
 import tactful.datasets
 from tactful import Analysis, Span
 from tactful.datasets import DatasetSpec, Record
 from tactful.errors import BackendError, ConfigError, DataError, UnknownNameError
-from tactful.evaluate import analyze_all, evaluate, score
+from tactful.evaluate import evaluate, score
+from tactful.errors import PARAM_MESSAGE
+from tactful.store import analyze_all
 
 
 class KeywordModerator:
@@ -169,9 +173,10 @@ def test_analyze_all_rejects_short_answers():
 
 
 def test_analyze_all_bad_batch_size():
-    with pytest.raises(
-        ConfigError, match="The 'batch_size' parameter must be an int >= 1. Got 0 instead."
-    ):
+    expected = PARAM_MESSAGE.format(
+        name="batch_size", owner="analyze_all", rule="an int >= 1", value=0
+    )
+    with pytest.raises(ConfigError, match=re.escape(expected)):
         analyze_all(KeywordModerator(), ["a"], batch_size=0)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tactful import Analysis, Span
-from tactful.audit._store import (
+from tactful.store import (
     ResultStore,
     analysis_from_json,
     analysis_to_json,
@@ -241,7 +241,7 @@ _CHILD = textwrap.dedent(
     """
     import sys, time
     from tactful import Analysis
-    from tactful.audit._store import ResultStore
+    from tactful.store import ResultStore
 
     class Slow:
         name = "slow-fake"

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import PARAM_MESSAGE, ConfigError
 
 __all__ = [
     "PARAM_MESSAGE",
@@ -53,10 +53,6 @@ __all__ = [
     "check_param",
     "validate_params",
 ]
-
-#: The one message shape of a rejected parameter.
-PARAM_MESSAGE = "The {name!r} parameter of {owner} must be {rule}. Got {value!r} instead."
-
 
 class Constraint:
     """One parameter's rule: :meth:`accept` returns the normalized value or raises."""

@@ -124,7 +124,7 @@ def check(
     """Analyze texts: flagged or not, top scores and toxic spans, one result per text."""
     import tactful
 
-    from .evaluate import analyze_all
+    from .store import analyze_all
 
     # analyze_all checks that the moderator answers once per text.
     analyses = analyze_all(tactful.load(moderator), texts)

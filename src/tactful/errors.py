@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "PARAM_MESSAGE",
     "BackendError",
     "ConfigError",
     "DataError",
@@ -35,6 +36,10 @@ __all__ = [
     "TactfulError",
     "UnknownNameError",
 ]
+
+
+#: The one message shape of a rejected parameter (``tactful._params`` formats it).
+PARAM_MESSAGE = "The {name!r} parameter of {owner} must be {rule}. Got {value!r} instead."
 
 
 class TactfulError(Exception):

@@ -19,9 +19,10 @@ from typing import Any
 from ._registry import Moderator, load
 from ._types import Analysis
 from .errors import BackendError, ConfigError, DataError
+from .store import analyze_all
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
 
-__all__ = ["analyze_all", "evaluate", "score"]
+__all__ = ["evaluate", "score"]
 
 #: Tasks whose prediction comes from a head of its own rather than the toxicity
 #: decision; a moderator without that head has no opinion on them.
@@ -46,85 +47,6 @@ def _prediction(analysis: Analysis, task: str, moderator: str) -> tuple[bool, fl
     else:
         value = analysis.scores.get("toxicity")
     return bool(analysis.flags.get(task, analysis.flagged)), value
-
-
-def analyze_all(
-    moderator: Moderator,
-    texts: Sequence[str],
-    *,
-    batch_size: int = 64,
-    progress: bool = False,
-    description: str = "analyzing",
-    task: str | None = None,
-) -> list[Analysis]:
-    """``moderator.analyze`` over ``texts`` in batches, with an optional progress bar.
-
-    Parameters
-    ----------
-    moderator : Moderator
-        Any registered or hand-built moderator.
-    texts : sequence of str
-        The texts, analyzed in order.
-    batch_size : int, default=64
-        Texts per ``analyze`` call, >= 1.
-    progress : bool, default=False
-        Show a rich progress bar on stderr.
-    description : str, default="analyzing"
-        Label of the progress bar.
-    task : str, optional
-        When given, the first batch is checked to give an opinion on this task,
-        so that a moderator without the needed head fails before the whole data
-        set is run.
-
-    Returns
-    -------
-    list of Analysis
-        One per text, in order.
-
-    Raises
-    ------
-    BackendError
-        If the moderator returns a different number of analyses than texts.
-    ConfigError
-        If ``task`` is given and the moderator has no opinion on it.
-    """
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    batch_size = _check_positive_int("batch_size", batch_size)
-    name = getattr(moderator, "name", type(moderator).__name__)
-    out: list[Analysis] = []
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not progress,
-    )
-    with bar:
-        job = bar.add_task(description, total=len(texts))
-        for start in range(0, len(texts), batch_size):
-            batch = list(texts[start : start + batch_size])
-            got = list(moderator.analyze(batch))
-            if len(got) != len(batch):
-                raise BackendError(
-                    f"Moderator {name!r} returned {len(got)} analyses for {len(batch)} texts."
-                )
-            if task is not None and start == 0:
-                for a in got:
-                    _prediction(a, task, name)
-            out.extend(got)
-            bar.advance(job, len(batch))
-    return out
 
 
 def score(
@@ -281,7 +203,7 @@ def evaluate(
         batch_size=batch_size,
         progress=progress,
         description=f"{mod.name} on {dataset}/{split}",
-        task=spec.task,
+        check_first=lambda got: [_prediction(a, spec.task, mod.name) for a in got] and None,
     )
     metrics = score(records, analyses, task=spec.task, moderator=mod.name)
     return {

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._registry import Moderator, load
 from ..errors import ConfigError, DataError, MissingDataError, UnknownNameError
-from ._store import ResultStore, _canonical_json, _jsonable, moderator_key, text_sha256
+from ..store import ResultStore, canonical_json, jsonable, moderator_key, text_sha256
 
 __all__ = ["AUDIT_FAMILIES", "OPENAI_CATEGORIES", "AuditSet", "build_audit_sets", "run_audit"]
 
@@ -158,7 +158,7 @@ def _sha(*parts: Any) -> str:
         elif isinstance(p, bytes):
             h.update(p)
         else:
-            h.update(_canonical_json(p).encode("utf-8"))
+            h.update(canonical_json(p).encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
 
@@ -200,7 +200,7 @@ def _clean(value: Any) -> Any:
         return [_clean(v) for v in value]
     if value is None or isinstance(value, (bool, int, str)):
         return value
-    return _clean(_jsonable(value))
+    return _clean(jsonable(value))
 
 
 def _frame_rows(frame: Any, index_name: str | None = None) -> list[dict[str, Any]]:
@@ -343,7 +343,7 @@ def _answer_columns(
     text list, so that a re-run on the same texts reads one row instead of
     100,000 answers. Floats are kept at full precision (JSON round-trips them).
     """
-    namespace = f"answer-columns/{_code_fingerprint('tactful.audit._store')}/{moderator_key(mod)}"
+    namespace = f"answer-columns/{_code_fingerprint('tactful.store._sqlite')}/{moderator_key(mod)}"
     hit = db.get_derived(namespace, [texts_key])
     if texts_key in hit:
         advance(len(texts))
@@ -986,7 +986,7 @@ def _run(
                 "label": label,
                 "name": str(m.name),
                 "version": str(m.version),
-                "config": _jsonable(m.config()),
+                "config": jsonable(m.config()),
                 "key": moderator_key(m),
             }
             for m, label in zip(mods, labels)

@@ -36,7 +36,15 @@ from typing import Any, Self
 from .._types import Analysis, Span
 from ..errors import BackendError, ConfigError, DataError
 
-__all__ = ["ResultStore", "analysis_from_json", "analysis_to_json", "moderator_key", "text_sha256"]
+__all__ = [
+    "ResultStore",
+    "analysis_from_json",
+    "analysis_to_json",
+    "canonical_json",
+    "jsonable",
+    "moderator_key",
+    "text_sha256",
+]
 
 #: Bumped when the tables change shape; an older or newer store is refused.
 SCHEMA_VERSION = 1
@@ -73,14 +81,14 @@ CREATE TABLE IF NOT EXISTS derived (
 """
 
 
-def _canonical_json(value: Any) -> str:
+def canonical_json(value: Any) -> str:
     # Sorted keys and fixed separators: equal values give equal bytes, hence equal keys.
     return json.dumps(
-        _jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """``value`` made of JSON types only (mappings → dict, sequences → list, paths → str)."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
@@ -88,14 +96,14 @@ def _jsonable(value: Any) -> Any:
         # JSON has no NaN/inf; None is the only honest stand-in.
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        items = [_jsonable(v) for v in value]
+        items = [jsonable(v) for v in value]
         return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
     if isinstance(value, PathLike):
         return str(value)
     if hasattr(value, "item"):  # numpy scalars
-        return _jsonable(value.item())
+        return jsonable(value.item())
     return str(value)
 
 
@@ -111,7 +119,7 @@ def text_sha256(text: str) -> str:
 
 def moderator_key(moderator: Any) -> str:
     """Hex SHA-256 of the canonical JSON of ``{name, version, config}`` of ``moderator``."""
-    return hashlib.sha256(_canonical_json(_identity(moderator)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_json(_identity(moderator)).encode("utf-8")).hexdigest()
 
 
 def _identity(moderator: Any) -> dict[str, Any]:
@@ -119,7 +127,7 @@ def _identity(moderator: Any) -> dict[str, Any]:
         return {
             "name": str(moderator.name),
             "version": str(moderator.version),
-            "config": _jsonable(moderator.config()),
+            "config": jsonable(moderator.config()),
         }
     except AttributeError as exc:
         raise ConfigError(
@@ -130,8 +138,8 @@ def _identity(moderator: Any) -> dict[str, Any]:
 def analysis_to_json(analysis: Analysis) -> str:
     """The JSON text the store keeps for ``analysis``: ``to_dict()`` plus ``raw``."""
     record = analysis.to_dict()
-    record["raw"] = _jsonable(analysis.raw)
-    return _canonical_json(record)
+    record["raw"] = jsonable(analysis.raw)
+    return canonical_json(record)
 
 
 def analysis_from_json(text: str) -> Analysis:
@@ -247,7 +255,7 @@ class ResultStore:
                 self._conn.execute(
                     "INSERT OR IGNORE INTO moderators(moderator_key, name, version, config) "
                     "VALUES (?, ?, ?, ?)",
-                    (key, ident["name"], ident["version"], _canonical_json(ident["config"])),
+                    (key, ident["name"], ident["version"], canonical_json(ident["config"])),
                 )
             self._known_moderators.add(key)
         return key
@@ -517,7 +525,7 @@ class ResultStore:
     def put_derived(self, namespace: str, values: Mapping[str, Any]) -> None:
         """Store JSON-able ``values`` (key → value) under ``namespace`` in one commit."""
         now = time.time()
-        rows = [(namespace, k, _canonical_json(v), now) for k, v in values.items()]
+        rows = [(namespace, k, canonical_json(v), now) for k, v in values.items()]
         with self._translate():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
