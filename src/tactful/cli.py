@@ -341,3 +341,4 @@ def main() -> None:
 
 
 app.command("audit")(audit_command)
+# Faces defined beside their libraries register here, one line each.

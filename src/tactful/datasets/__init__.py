@@ -28,6 +28,7 @@ from ._loaders import load_holistic_descriptors
 from ._record import Record
 from ._spans import RATER_SPAN_TYPES, offsets_to_spans, rater_gold_spans, span_offsets
 from ._spec import TASKS, DatasetSpec, dataset_names, get_loader, get_spec
+from ._spec import dataset as register_dataset
 
 __all__ = [
     "GROUP_ALIASES",
@@ -44,6 +45,7 @@ __all__ = [
     "normalize_groups",
     "offsets_to_spans",
     "rater_gold_spans",
+    "register_dataset",
     "span_offsets",
 ]
 

@@ -1,0 +1,1 @@
+"""Remote moderators: paid APIs and guard models behind HTTP, one ``Moderator`` each."""
