@@ -4,9 +4,9 @@ Every function takes plain arrays (or sequences of offset sets for spans) and
 returns plain numbers, so runners, audits and tests share one definition of each
 figure. The formulas follow the papers tactful compares with:
 
-* precision / recall / F1 / ROC-AUC / average precision for the positive class 1
-  (the definitions scikit-learn uses, reimplemented so that the zero-division
-  policy is explicit and the code has no hidden warnings);
+* precision / recall / F1 / ROC-AUC / average precision for the positive class 1,
+  computed by scikit-learn (imported lazily: ``tactful check`` never pays for it), with
+  the input checks and the zero-division policy stated here, never left to a warning;
 * jailbreak recall (JR) from ToxicChat (Lin et al., EMNLP Findings 2023);
 * span F1 from SemEval-2021 Task 5 (Pavlopoulos et al., SemEval 2021) and the
   ToxicSpans paper (Pavlopoulos et al., ACL 2022);
@@ -149,15 +149,15 @@ def precision_recall_f1(
     """
     zd = _zero_division(zero_division)
     t, p = _binary("y_true", y_true), _binary("y_pred", y_pred)
-    _same_length(y_true=t, y_pred=p)
-    tp = int(np.sum((t == 1) & (p == 1)))
-    fp = int(np.sum((t == 0) & (p == 1)))
-    fn = int(np.sum((t == 1) & (p == 0)))
-    return {
-        "precision": _ratio(tp, tp + fp, zd),
-        "recall": _ratio(tp, tp + fn, zd),
-        "f1": _ratio(2 * tp, 2 * tp + fp + fn, zd),
-    }
+    if _same_length(y_true=t, y_pred=p) == 0:
+        # scikit-learn refuses empty input; here every ratio is 0/0.
+        return {"precision": zd, "recall": zd, "f1": zd}
+    from sklearn.metrics import precision_recall_fscore_support  # lazy: import costs ~0.5 s
+
+    precision, recall, f1, _ = precision_recall_fscore_support(
+        t, p, labels=[1], pos_label=1, average="binary", zero_division=zd
+    )
+    return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
 
 
 def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float | None:
@@ -200,25 +200,9 @@ def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float | None:
     n_neg = t.size - n_pos
     if n_pos == 0 or n_neg == 0:
         return None
-    ranks = _average_ranks(s)
-    # Sum of positive ranks minus its minimum possible value counts the
-    # (positive, negative) pairs ordered correctly; tied pairs get half a point
-    # through the averaged ranks.
-    u = ranks[t == 1].sum() - n_pos * (n_pos + 1) / 2.0
-    return float(u / (n_pos * n_neg))
+    from sklearn.metrics import roc_auc_score
 
-
-def _average_ranks(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """1-based ranks, ties given the mean of the ranks they span."""
-    order = np.argsort(values, kind="mergesort")
-    sorted_vals = values[order]
-    # Start index of each run of equal values in sorted order.
-    starts = np.flatnonzero(np.r_[True, sorted_vals[1:] != sorted_vals[:-1]])
-    ends = np.r_[starts[1:], sorted_vals.size]
-    run_rank = (starts + ends + 1) / 2.0  # mean of 1-based ranks starts+1 .. ends
-    ranks = np.empty(values.size, dtype=np.float64)
-    ranks[order] = np.repeat(run_rank, ends - starts)
-    return ranks
+    return float(roc_auc_score(t, s))
 
 
 def average_precision(y_true: ArrayLike, scores: ArrayLike) -> float | None:
@@ -257,16 +241,9 @@ def average_precision(y_true: ArrayLike, scores: ArrayLike) -> float | None:
     n_pos = int(t.sum())
     if n_pos == 0:
         return None
-    order = np.argsort(-s, kind="mergesort")
-    s_sorted, t_sorted = s[order], t[order]
-    # Last index of each run of equal scores: a threshold admits a whole run.
-    last = np.r_[np.flatnonzero(s_sorted[1:] != s_sorted[:-1]), s_sorted.size - 1]
-    tp = np.cumsum(t_sorted)[last].astype(np.float64)
-    predicted = (last + 1).astype(np.float64)
-    precision = tp / predicted
-    recall = tp / n_pos
-    recall_gain = np.diff(np.r_[0.0, recall])
-    return float(np.sum(recall_gain * precision))
+    from sklearn.metrics import average_precision_score
+
+    return float(average_precision_score(t, s))
 
 
 def jailbreak_recall(
