@@ -4,6 +4,25 @@
 that nothing pulls a CUDA build). Nothing here runs at inference time.
 """
 
+from ._encoders import (
+    ENCODER_CACHE_ENV,
+    ENCODERS,
+    MPNET_PARTS,
+    MPNET_ZIP_SHA256,
+    assemble_encoder,
+    encoder_cache_dir,
+    encoder_dir,
+)
 from ._mixture import Example, build_mixture
 
-__all__ = ["Example", "build_mixture"]
+__all__ = [
+    "ENCODERS",
+    "ENCODER_CACHE_ENV",
+    "MPNET_PARTS",
+    "MPNET_ZIP_SHA256",
+    "Example",
+    "assemble_encoder",
+    "build_mixture",
+    "encoder_cache_dir",
+    "encoder_dir",
+]

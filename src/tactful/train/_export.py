@@ -8,7 +8,8 @@ from pathlib import Path
 
 import torch
 
-from ._model import ExportWrapper, MultiTaskModel, encoder_dir
+from ._encoders import encoder_dir
+from ._model import ExportWrapper, MultiTaskModel
 
 __all__ = ["export_onnx"]
 

@@ -18,7 +18,8 @@ from torch import nn
 
 from .._heads import SEQ_HEADS
 from ._mixture import Example
-from ._model import MultiTaskModel, encoder_dir
+from ._encoders import encoder_dir
+from ._model import MultiTaskModel
 
 __all__ = ["TrainConfig", "encode", "load_tokenizer", "train"]
 
