@@ -523,3 +523,24 @@ def test_data_rows_are_memoized_by_file_stamps(fake_data, tmp_path: Path, monkey
         f.write("changed\n")  # another size: the memo no longer applies
     run()
     assert calls == ["ss_stormfront", "ss_stormfront"]
+
+
+# --------------------------------------------------------------------------- reference figures
+
+REFERENCE = Path(__file__).parent / "data" / "audit_reference"
+
+
+def _synthetic() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("audit_synthetic", REFERENCE / "synthetic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_same_figures_as_before_the_split(tmp_path: Path):
+    """The synthetic audit writes, byte for byte, the report.json of the code before the split."""
+    _synthetic().run(tmp_path)
+    assert (tmp_path / "report.json").read_bytes() == (REFERENCE / "report.json").read_bytes()
