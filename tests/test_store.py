@@ -150,10 +150,10 @@ def test_wrong_number_of_answers_is_a_backend_error(tmp_path: Path):
             return super().analyze(texts)[:-1]
 
     with ResultStore(tmp_path / "s.sqlite") as store:
-        with pytest.raises(BackendError, match="returned 1 answers for 2 texts"):
+        with pytest.raises(BackendError, match="returned 1 analyses for 2 texts"):
             store.analyze_cached(Short(), ["x", "y"])
         with pytest.raises(
-            ConfigError, match="The 'batch_size' parameter must be an int >= 1. Got 0 instead."
+            ConfigError, match="The .batch_size. parameter of ResultStore.ensure must be an int >= 1. Got 0 instead."
         ):
             store.analyze_cached(Short(), ["x"], batch_size=0)
 

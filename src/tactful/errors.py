@@ -16,18 +16,24 @@ Exception tree::
     └── BackendError                a moderator backend failed at run time
         ├── RateLimitedError        remote answered 429
         ├── RemoteTimeoutError      remote did not answer in time
-        └── RemoteResponseError     remote answered 5xx or a malformed body
+        ├── RemoteResponseError     remote answered 5xx or a malformed body
+        └── FailedItemsError        some texts failed even when asked alone
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = [
+    "FAILED_ITEMS_MESSAGE",
+    "FAILED_ITEMS_STORED",
+    "FAILED_ITEMS_UNSTORED",
     "PARAM_MESSAGE",
     "BackendError",
     "ConfigError",
     "DataError",
+    "FailedItemsError",
     "MissingDataError",
     "ModelError",
     "RateLimitedError",
@@ -40,6 +46,11 @@ __all__ = [
 
 #: The one message shape of a rejected parameter (``tactful._params`` formats it).
 PARAM_MESSAGE = "The {name!r} parameter of {owner} must be {rule}. Got {value!r} instead."
+
+#: The message of :class:`FailedItemsError`; ``{where}`` is one of the two below.
+FAILED_ITEMS_MESSAGE = "{k} of {n} texts failed with moderator {name!r} (first: {error}); {where}"
+FAILED_ITEMS_STORED = "they are kept as failed in the store {path} and a re-run asks only for them."
+FAILED_ITEMS_UNSTORED = "nothing was stored."
 
 
 class TactfulError(Exception):
@@ -103,3 +114,29 @@ class RemoteTimeoutError(BackendError):
 
 class RemoteResponseError(BackendError):
     code = "T043"
+
+
+class FailedItemsError(BackendError):
+    """Some texts failed even when asked alone; every other text was answered.
+
+    Attributes
+    ----------
+    failed : dict of int to str
+        Index into the input texts → the error of its last attempt.
+    analyses : list of Analysis or None
+        One per input text: its answer, or ``None`` where it failed.
+    report : dict or None
+        Set by a runner (``evaluate``, the audit) that scored the answered texts
+        before raising: the report over those, with its ``failed`` count.
+    """
+
+    code = "T044"
+
+    def __init__(self, message: str, failed: dict[int, str], analyses: list[Any]) -> None:
+        super().__init__(message, failed, analyses)
+        self.failed = failed
+        self.analyses = analyses
+        self.report: dict[str, Any] | None = None
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.args[0]}"

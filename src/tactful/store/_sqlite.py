@@ -10,129 +10,108 @@ Answers are keyed by ``(moderator_key, text_sha256)``:
 
 - ``moderator_key`` is the SHA-256 of the canonical JSON of the moderator's
   ``{"name", "version", "config"}``, so a moderator with another threshold,
-  model file or version gets its own answers;
+  model file or version gets its own answers (config keys the moderator names
+  in ``runtime_options``, such as timeouts, are left out: they change no answer);
 - ``text_sha256`` is the SHA-256 of the UTF-8 text, so the store never needs to
   hold the text itself (the stored answer may still quote it in ``raw``).
 
+A text the moderator's backend could not answer, even asked alone, is kept as
+*failed* with its error (schema version 2): a failed row is not an answer, it
+is never read as one, and the next run asks the moderator for it again.
+
 The store also keeps *derived* values (identity tags, bootstrap tables,
-figures) under a namespace and a key of the caller's choice, so that a second
-identical audit recomputes nothing expensive.
+figures) through one memo mechanism (:meth:`ResultStore.memo`, keys from
+:func:`~tactful.store.memo_key`), so that a second identical audit recomputes
+nothing expensive.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-import math
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
+from .._params import Constraints, Float, OneOf, validate_params
 from .._types import Analysis, Span
-from ..errors import BackendError, ConfigError, DataError
+from ..errors import ConfigError, DataError
+from ._keys import (
+    canonical_json,
+    jsonable,
+    memo_key,
+    moderator_identity,
+    moderator_key,
+    text_sha256,
+)
+from ._run import Hints, failed_items_error, run_batches
 
 __all__ = [
+    "SCHEMA_VERSION",
     "ResultStore",
     "analysis_from_json",
     "analysis_to_json",
-    "canonical_json",
-    "jsonable",
-    "moderator_key",
-    "text_sha256",
+    "memo",
 ]
 
-#: Bumped when the tables change shape; an older or newer store is refused.
-SCHEMA_VERSION = 1
+#: The shape of the tables. Version 1 (no failed items) is migrated in place;
+#: any other version is refused.
+SCHEMA_VERSION = 2
 
 # SQLite caps the number of ``?`` parameters per statement (32,766 since 3.32,
 # 999 before); 900 keeps every build happy.
 _CHUNK = 900
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS moderators (
-    moderator_key TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    version TEXT NOT NULL,
-    config TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS answers (
+_ANSWERS = """
+CREATE TABLE {name} (
     moderator_key TEXT NOT NULL,
     text_sha256 TEXT NOT NULL,
-    analysis TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    analysis TEXT,
+    error TEXT,
     created REAL NOT NULL,
+    CHECK ((status = 'ok') = (analysis IS NOT NULL)),
     PRIMARY KEY (moderator_key, text_sha256)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS derived (
-    namespace TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    created REAL NOT NULL,
-    PRIMARY KEY (namespace, key)
-) WITHOUT ROWID;
+) WITHOUT ROWID
 """
 
+_TABLES = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    (
+        "CREATE TABLE moderators (moderator_key TEXT PRIMARY KEY, name TEXT NOT NULL, "
+        "version TEXT NOT NULL, config TEXT NOT NULL)"
+    ),
+    _ANSWERS.format(name="answers"),
+    (
+        "CREATE TABLE derived (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+        "created REAL NOT NULL, PRIMARY KEY (namespace, key)) WITHOUT ROWID"
+    ),
+)
 
-def canonical_json(value: Any) -> str:
-    # Sorted keys and fixed separators: equal values give equal bytes, hence equal keys.
-    return json.dumps(
-        jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+#: Version 1 → 2: answers gain ``status`` and ``error``; every v1 answer is ``ok``.
+_MIGRATE_1 = (
+    _ANSWERS.format(name="answers_v2"),
+    (
+        "INSERT INTO answers_v2(moderator_key, text_sha256, status, analysis, error, created) "
+        "SELECT moderator_key, text_sha256, 'ok', analysis, NULL, created FROM answers"
+    ),
+    "DROP TABLE answers",
+    "ALTER TABLE answers_v2 RENAME TO answers",
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+)
 
-
-def jsonable(value: Any) -> Any:
-    """``value`` made of JSON types only (mappings → dict, sequences → list, paths → str)."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        # JSON has no NaN/inf; None is the only honest stand-in.
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = [jsonable(v) for v in value]
-        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
-    if isinstance(value, PathLike):
-        return str(value)
-    if hasattr(value, "item"):  # numpy scalars
-        return jsonable(value.item())
-    return str(value)
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def text_sha256(text: str) -> str:
-    """Hex SHA-256 of the UTF-8 bytes of ``text``.
-
-    Memoized: an audit looks up the same 100,000 texts for every moderator and
-    every derived value, and a dict lookup costs far less than a digest.
-    """
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def moderator_key(moderator: Any) -> str:
-    """Hex SHA-256 of the canonical JSON of ``{name, version, config}`` of ``moderator``."""
-    return hashlib.sha256(canonical_json(_identity(moderator)).encode("utf-8")).hexdigest()
-
-
-def _identity(moderator: Any) -> dict[str, Any]:
-    try:
-        return {
-            "name": str(moderator.name),
-            "version": str(moderator.version),
-            "config": jsonable(moderator.config()),
-        }
-    except AttributeError as exc:
-        raise ConfigError(
-            f"{moderator!r} is not a Moderator: it needs .name, .version and .config() ({exc})."
-        ) from None
+# An answer or a failure for a (moderator, text) that has none, or that failed
+# before: a stored answer is never replaced, a failure always is.
+_UPSERT = (
+    "INSERT INTO answers(moderator_key, text_sha256, status, analysis, error, created) "
+    "VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (moderator_key, text_sha256) DO UPDATE SET status = excluded.status, "
+    "analysis = excluded.analysis, error = excluded.error, created = excluded.created "
+    "WHERE answers.status = 'failed'"
+)
 
 
 def analysis_to_json(analysis: Analysis) -> str:
@@ -157,20 +136,29 @@ def analysis_from_json(text: str) -> Analysis:
 
 
 class ResultStore:
-    """SQLite store of moderator answers and derived values.
+    """SQLite store of moderator answers, failed items and derived values.
 
     Parameters
     ----------
     path : str or path-like
-        The database file; created (with its parent folder) when missing.
+        The database file; created (with its parent folder) when missing. A
+        version-1 store is migrated in place (see :attr:`migrated_from`); a
+        file of another version, or another SQLite database, is refused.
     timeout : float, default 30.0
         Seconds to wait for another process's write lock before giving up.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    migrated_from : int or None
+        The schema version this store was migrated from when it was opened
+        (``1``), else ``None``. Callers tell the user in one line.
 
     Notes
     -----
     The database runs in WAL mode, so readers never block the writer and a
-    killed writer leaves every committed batch intact. Each :meth:`put_many`
-    is one transaction.
+    killed writer leaves every committed call's answers intact. The connection
+    belongs to the thread that opened the store.
 
     Examples
     --------
@@ -178,11 +166,19 @@ class ResultStore:
     >>> answers = store.analyze_cached(mod, texts)       # doctest: +SKIP
     """
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        "timeout": Float(0, None, closed="neither"),
+        "status": OneOf(["ok", "failed"]),
+    }
+
     def __init__(self, path: str | PathLike[str], *, timeout: float = 30.0) -> None:
         self.path = Path(path)
-        self.timeout = timeout
+        self.timeout: float = validate_params(
+            "ResultStore", self._parameter_constraints, timeout=timeout
+        )["timeout"]
+        self.migrated_from: int | None = None
         self._known_moderators: set[str] = set()
-        if self.path.exists() and self.path.is_dir():
+        if self.path.is_dir():
             raise ConfigError(f"The result store path {self.path} is a folder; give a file path.")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -191,24 +187,67 @@ class ResultStore:
                 f"Cannot create the folder of the result store {self.path}: {exc}."
             ) from None
         with self._translate():
-            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL is durable against a killed process (not against power loss) in WAL mode.
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
+            self._conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                # NORMAL is durable against a killed process (not power loss) in WAL mode.
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._open_schema()
+            except BaseException:
+                self.close()
+                raise
+
+    def _open_schema(self) -> None:
+        """Create the tables of a new store, migrate a v1 store, refuse anything else.
+
+        The version is read first without a lock, so opening an up-to-date store
+        never waits for a writer; creating or migrating takes the write lock and
+        looks again (another process may have done it meanwhile).
+        """
+        if self._schema_version() == str(SCHEMA_VERSION):
+            return
+        with self._transaction():
+            version = self._schema_version()
+            if version is None:
+                for sql in _TABLES:
+                    self._conn.execute(sql)
+                self._conn.execute(
+                    "INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            elif version == "1":
+                for sql in _MIGRATE_1:
+                    self._conn.execute(sql)
+                self.migrated_from = 1
+            elif version != str(SCHEMA_VERSION):
+                raise DataError(
+                    f"The result store {self.path} has schema version {version}; this tactful "
+                    f"reads version {SCHEMA_VERSION} (and migrates version 1). "
+                    "Use another --store file."
+                )
+
+    def _schema_version(self) -> str | None:
+        """The store's schema version; ``None`` for an empty database.
+
+        Raises :class:`DataError` for an SQLite database that is not a store.
+        """
+        tables = {
+            name
+            for (name,) in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if not tables:
+            return None
+        row = None
+        if "meta" in tables:
             row = self._conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'"
             ).fetchone()
-            if row is None:
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
-            elif row[0] != str(SCHEMA_VERSION):
-                raise DataError(
-                    f"The result store {self.path} has schema version {row[0]}; this tactful "
-                    f"reads version {SCHEMA_VERSION}. Use another --store file."
-                )
+        if row is None:
+            raise DataError(
+                f"The file {self.path} is an SQLite database but not a tactful result store; "
+                "use another --store file."
+            )
+        return str(row[0])
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -231,6 +270,17 @@ class ResultStore:
                 f"({msg}); move it away or use another --store."
             ) from exc
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``): all or nothing."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
     def close(self) -> None:
         """Close the connection (idempotent)."""
         conn = getattr(self, "_conn", None)
@@ -250,7 +300,7 @@ class ResultStore:
     def _remember(self, moderator: Any) -> str:
         key = moderator_key(moderator)
         if key not in self._known_moderators:
-            ident = _identity(moderator)
+            ident = moderator_identity(moderator)
             with self._translate():
                 self._conn.execute(
                     "INSERT OR IGNORE INTO moderators(moderator_key, name, version, config) "
@@ -260,25 +310,36 @@ class ResultStore:
             self._known_moderators.add(key)
         return key
 
-    def _select_in(self, sql: str, fixed: tuple[Any, ...], values: Sequence[str]) -> Iterator[tuple[Any, ...]]:
-        """Rows of ``sql`` (ending in ``IN ({marks})``) for the distinct ``values``,
+    def _select_in(
+        self, sql: str, fixed: tuple[Any, ...], values: Sequence[str]
+    ) -> Iterator[tuple[Any, ...]]:
+        """Rows of ``sql`` (with ``IN ({marks})``) for the distinct ``values``,
         in chunks that stay under SQLite's bound-parameter limit."""
         unique = list(set(values))
         with self._translate():
             for i in range(0, len(unique), _CHUNK):
                 chunk = unique[i : i + _CHUNK]
-                yield from self._conn.execute(sql.format(marks=",".join("?" * len(chunk))), (*fixed, *chunk))
+                marks = ",".join("?" * len(chunk))
+                yield from self._conn.execute(sql.format(marks=marks), (*fixed, *chunk))
+
+    def _write(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        with self._translate(), self._transaction():
+            self._conn.executemany(_UPSERT, rows)
 
     # -- answers ------------------------------------------------------------------
 
     def _get_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
         return dict(
             self._select_in(
-                "SELECT text_sha256, analysis FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                "SELECT text_sha256, analysis FROM answers WHERE moderator_key = ? "
+                "AND status = 'ok' AND text_sha256 IN ({marks})",
                 (key,),
                 hashes,
             )
         )
+
+    def _decoded(self, key: str, hashes: Sequence[str]) -> dict[str, Analysis]:
+        return {h: self._decode(v) for h, v in self._get_by_hash(key, hashes).items()}
 
     def get_many(self, moderator: Any, texts: Sequence[str]) -> dict[int, Analysis]:
         """The stored answers of ``moderator`` for ``texts``.
@@ -286,19 +347,28 @@ class ResultStore:
         Returns
         -------
         dict of int to Analysis
-            Index into ``texts`` → stored answer; texts never answered are absent.
+            Index into ``texts`` → stored answer; texts never answered, and
+            texts kept as failed, are absent.
         """
-        key = moderator_key(moderator)
         hashes = [text_sha256(t) for t in texts]
-        found = self._get_by_hash(key, hashes)
-        decoded: dict[str, Analysis] = {}
-        out: dict[int, Analysis] = {}
-        for i, h in enumerate(hashes):
-            if h in found:
-                if h not in decoded:
-                    decoded[h] = self._decode(found[h])
-                out[i] = decoded[h]
-        return out
+        found = self._decoded(moderator_key(moderator), hashes)
+        return {i: found[h] for i, h in enumerate(hashes) if h in found}
+
+    def _failed_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
+        return dict(
+            self._select_in(
+                "SELECT text_sha256, error FROM answers WHERE moderator_key = ? "
+                "AND status = 'failed' AND text_sha256 IN ({marks})",
+                (key,),
+                hashes,
+            )
+        )
+
+    def get_failed(self, moderator: Any, texts: Sequence[str]) -> dict[int, str]:
+        """The texts of ``texts`` kept as failed for ``moderator``: index → error."""
+        hashes = [text_sha256(t) for t in texts]
+        found = self._failed_by_hash(moderator_key(moderator), hashes)
+        return {i: found[h] for i, h in enumerate(hashes) if h in found}
 
     def _decode(self, text: str) -> Analysis:
         try:
@@ -313,38 +383,68 @@ class ResultStore:
         """Store ``analyses[i]`` as the answer of ``moderator`` to ``texts[i]``, in one commit.
 
         An existing answer for the same (moderator, text) is kept: answers are
-        written once.
+        written once. A text kept as failed gets the answer instead.
         """
         if len(texts) != len(analyses):
             raise ConfigError(
                 f"put_many needs one analysis per text. Got {len(texts)} texts and "
                 f"{len(analyses)} analyses."
             )
+        self.put_outcomes(moderator, texts, list(analyses), [None] * len(texts))
+
+    def put_failed(self, moderator: Any, texts: Sequence[str], errors: Sequence[str]) -> None:
+        """Keep ``texts[i]`` as failed for ``moderator`` with ``errors[i]``, in one commit.
+
+        A text that has an answer keeps it; a text already failed gets the new error.
+        """
+        if len(texts) != len(errors):
+            raise ConfigError(
+                f"put_failed needs one error per text. Got {len(texts)} texts and "
+                f"{len(errors)} errors."
+            )
+        self.put_outcomes(moderator, texts, [None] * len(texts), [str(e) for e in errors])
+
+    def put_outcomes(
+        self,
+        moderator: Any,
+        texts: Sequence[str],
+        analyses: Sequence[Analysis | None],
+        errors: Sequence[str | None],
+    ) -> None:
+        """Store one call's outcome in one commit: ``analyses[i]``, or failed with ``errors[i]``.
+
+        This is what an engine writes after each ``analyze`` call (the Ray
+        engine's actors included): answers and failures of the call together.
+        """
+        if not len(texts) == len(analyses) == len(errors):
+            raise ConfigError(
+                f"put_outcomes needs one analysis or error per text. Got {len(texts)} texts, "
+                f"{len(analyses)} analyses and {len(errors)} errors."
+            )
         key = self._remember(moderator)
         now = time.time()
-        rows = [(key, text_sha256(t), analysis_to_json(a), now) for t, a in zip(texts, analyses)]
-        with self._translate():
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.executemany(
-                    "INSERT OR IGNORE INTO answers(moderator_key, text_sha256, analysis, created) "
-                    "VALUES (?, ?, ?, ?)",
-                    rows,
-                )
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        rows = []
+        for t, a, e in zip(texts, analyses, errors, strict=True):
+            if a is not None:
+                rows.append((key, text_sha256(t), "ok", analysis_to_json(a), None, now))
+            else:
+                rows.append((key, text_sha256(t), "failed", None, str(e), now))
+        self._write(rows)
 
-    def count(self, moderator: Any | None = None) -> int:
-        """Number of stored answers (of ``moderator`` only, when given)."""
+    def count(self, moderator: Any | None = None, *, status: str = "ok") -> int:
+        """Number of stored answers (``status="failed"``: failed items), of ``moderator`` if given."""
+        status = validate_params("ResultStore.count", self._parameter_constraints, status=status)[
+            "status"
+        ]
         with self._translate():
             if moderator is None:
-                (n,) = self._conn.execute("SELECT COUNT(*) FROM answers").fetchone()
+                (n,) = self._conn.execute(
+                    "SELECT COUNT(*) FROM answers WHERE status = ?", (status,)
+                ).fetchone()
             else:
                 (n,) = self._conn.execute(
-                    "SELECT COUNT(*) FROM answers WHERE moderator_key = ?",
-                    (moderator_key(moderator),),
+                    "SELECT COUNT(*) FROM answers WHERE moderator_key = ? AND status = ?",
+                    (moderator_key(moderator), status),
                 ).fetchone()
         return int(n)
 
@@ -352,50 +452,30 @@ class ResultStore:
         return {
             h
             for (h,) in self._select_in(
-                "SELECT text_sha256 FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                "SELECT text_sha256 FROM answers WHERE moderator_key = ? AND status = 'ok' "
+                "AND text_sha256 IN ({marks})",
                 (key,),
                 hashes,
             )
         }
 
-    def ensure(
+    def unanswered(self, moderator: Any, texts: Sequence[str]) -> list[str]:
+        """The distinct texts of ``texts`` without a stored answer (failed ones included),
+        in input order: what a run still has to ask."""
+        hashes = [text_sha256(t) for t in texts]
+        stored = self._stored_hashes(moderator_key(moderator), hashes)
+        return list({h: t for h, t in zip(hashes, texts) if h not in stored}.values())
+
+    def _ensure(
         self,
         moderator: Any,
         texts: Sequence[str],
-        batch_size: int = 64,
+        *,
+        hints: Hints,
         progress: Callable[[int], None] | None = None,
-    ) -> dict[str, Analysis]:
-        """Make sure the store holds an answer of ``moderator`` for every text.
-
-        Only texts without a stored answer go to the moderator, each unique text
-        once, in batches of ``batch_size`` in input order; each batch is committed
-        before the next one starts, so an interrupted call resumes where it
-        stopped. Stored answers are not read back (see :meth:`get_many`).
-
-        Parameters
-        ----------
-        moderator : Moderator
-        texts : sequence of str
-        batch_size : int, default 64
-            Texts per ``analyze`` call and per commit.
-        progress : callable, optional
-            Called with the number of input texts just completed (those already
-            answered at once, then each computed batch).
-
-        Returns
-        -------
-        dict of str to Analysis
-            The answers computed by this call, by text hash, as stored.
-
-        Raises
-        ------
-        BackendError
-            When the moderator returns the wrong number of answers.
-        """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(
-                f"The 'batch_size' parameter must be an int >= 1. Got {batch_size!r} instead."
-            )
+        check_first: Callable[[Sequence[Analysis]], None] | None = None,
+    ) -> tuple[dict[str, Analysis], dict[str, str]]:
+        """Answers computed (hash → Analysis) and texts failed (hash → error) by this run."""
         key = self._remember(moderator)
         hashes = [text_sha256(t) for t in texts]
         stored = self._stored_hashes(key, hashes)
@@ -408,39 +488,94 @@ class ResultStore:
                 occurrences[h] = occurrences.get(h, 0) + 1
         if progress is not None:
             progress(len(texts) - sum(occurrences.values()))
-        todo = list(missing.items())
         computed: dict[str, Analysis] = {}
-        for i in range(0, len(todo), batch_size):
-            batch = todo[i : i + batch_size]
-            batch_texts = [t for _, t in batch]
-            result = list(moderator.analyze(batch_texts))
-            if len(result) != len(batch_texts):
-                raise BackendError(
-                    f"Moderator {getattr(moderator, 'name', moderator)!r} returned {len(result)} "
-                    f"answers for {len(batch_texts)} texts."
-                )
-            self.put_many(moderator, batch_texts, result)
-            # Hand back what was stored (JSON round trip), so that a fresh answer and a
-            # cached one are equal objects (tuples in ``raw`` become lists either way).
-            for (h, _), a in zip(batch, result):
-                computed[h] = analysis_from_json(analysis_to_json(a))
+        failed: dict[str, str] = {}
+
+        def commit(
+            start: int,
+            batch: Sequence[str],
+            answers: list[Analysis | None],
+            errors: list[str | None],
+        ) -> None:
+            self.put_outcomes(moderator, batch, answers, errors)
+            for t, a, e in zip(batch, answers, errors, strict=True):
+                h = text_sha256(t)
+                if a is not None:
+                    # Hand back what was stored (JSON round trip), so that a fresh answer and
+                    # a stored one are equal objects (tuples in ``raw`` become lists either way).
+                    computed[h] = analysis_from_json(analysis_to_json(a))
+                else:
+                    failed[h] = str(e)
             if progress is not None:
-                progress(sum(occurrences[h] for h, _ in batch))
+                progress(sum(occurrences[text_sha256(t)] for t in batch))
+
+        run_batches(moderator, list(missing.values()), commit, hints=hints, check_first=check_first)
+        return computed, failed
+
+    def ensure(
+        self,
+        moderator: Any,
+        texts: Sequence[str],
+        batch_size: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict[str, Analysis]:
+        """Make sure the store holds an answer of ``moderator`` for every text.
+
+        Only texts without a stored answer go to the moderator (texts kept as
+        failed are asked again), each unique text once, in batches in input
+        order. Each ``analyze`` call's outcome is committed as soon as the call
+        returns, so an interrupted run resumes where it stopped. With the
+        moderator's ``concurrency`` > 1, that many calls run at once. Stored
+        answers are not read back (see :meth:`get_many`).
+
+        Parameters
+        ----------
+        moderator : Moderator
+        texts : sequence of str
+        batch_size : int, optional
+            Texts per ``analyze`` call; default: the moderator's ``batch_size``
+            attribute, else 64.
+        progress : callable, optional
+            Called with the number of input texts just completed (those already
+            answered at once, then each call's texts).
+
+        Returns
+        -------
+        dict of str to Analysis
+            The answers computed by this call, by text hash, as stored.
+
+        Raises
+        ------
+        FailedItemsError
+            After every text was tried, when some failed even when asked alone;
+            they are kept as failed and the next call asks only for them.
+        BackendError
+            When the moderator returns the wrong number of answers.
+        """
+        hints = Hints(moderator, batch_size=batch_size, owner="ResultStore.ensure")
+        computed, failed = self._ensure(moderator, texts, hints=hints, progress=progress)
+        if failed:
+            raise self._failed_error(moderator, texts, failed)
         return computed
+
+    def _failed_error(self, moderator: Any, texts: Sequence[str], failed: dict[str, str]) -> Any:
+        hashes = [text_sha256(t) for t in texts]
+        answers = self._decoded(moderator_key(moderator), hashes)
+        return failed_items_error(moderator, hashes, answers, failed, self.path)
 
     def analyze_cached(
         self,
         moderator: Any,
         texts: Sequence[str],
-        batch_size: int = 64,
+        batch_size: int | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> list[Analysis]:
         """``moderator.analyze(texts)``, asking the moderator only for unanswered texts.
 
         Each text is sent at most once (duplicates in ``texts`` share one
-        answer) and each batch is committed to the store before the next one
-        starts, so an interrupted call resumes where it stopped. See
-        :meth:`ensure` for the parameters.
+        answer) and each call's answers are committed to the store as soon as
+        it returns, so an interrupted call resumes where it stopped. See
+        :meth:`ensure` for the parameters and errors.
 
         Returns
         -------
@@ -448,13 +583,16 @@ class ResultStore:
             One answer per input text, in order.
         """
         computed = self.ensure(moderator, texts, batch_size=batch_size, progress=progress)
+        return self._read_back(moderator, texts, computed)
+
+    def _read_back(
+        self, moderator: Any, texts: Sequence[str], computed: Mapping[str, Analysis]
+    ) -> list[Analysis]:
         hashes = [text_sha256(t) for t in texts]
-        found = self._get_by_hash(
-            moderator_key(moderator), [h for h in hashes if h not in computed]
-        )
         answers = dict(computed)
-        for h, v in found.items():
-            answers[h] = self._decode(v)
+        answers.update(
+            self._decoded(moderator_key(moderator), [h for h in hashes if h not in computed])
+        )
         return [answers[h] for h in hashes]
 
     def flags_and_max_scores(self, moderator: Any, texts: Sequence[str]) -> tuple[Any, Any]:
@@ -474,7 +612,8 @@ class ResultStore:
         Raises
         ------
         DataError
-            When a text has no stored answer (call :meth:`ensure` first).
+            When a text has no stored answer (failed texts have none; call
+            :meth:`ensure` first).
         """
         import numpy as np
 
@@ -486,7 +625,8 @@ class ResultStore:
             for h, f, m in self._select_in(
                 "SELECT text_sha256, json_extract(analysis, '$.flagged'), "
                 "(SELECT max(value) FROM json_each(analysis, '$.scores')) "
-                "FROM answers WHERE moderator_key = ? AND text_sha256 IN ({marks})",
+                "FROM answers WHERE moderator_key = ? AND status = 'ok' "
+                "AND text_sha256 IN ({marks})",
                 (key,),
                 hashes,
             )
@@ -495,7 +635,8 @@ class ResultStore:
         if absent:
             raise DataError(
                 f"The result store {self.path} has no answer of moderator "
-                f"{getattr(moderator, 'name', moderator)!r} for {absent} of the texts; run ensure() first."
+                f"{getattr(moderator, 'name', moderator)!r} for {absent} of the texts; "
+                "run ensure() first."
             )
         values = [found[h] for h in hashes]
         flagged = np.array([v[0] for v in values], dtype=bool).reshape(len(values))
@@ -508,32 +649,74 @@ class ResultStore:
     def get_derived(self, namespace: str, keys: Sequence[str]) -> dict[str, Any]:
         """Stored derived values of ``namespace`` for ``keys`` (absent keys left out)."""
         found: dict[str, Any] = {}
-        with self._translate():
-            rows = self._select_in(
-                "SELECT key, value FROM derived WHERE namespace = ? AND key IN ({marks})", (namespace,), keys
-            )
-            for k, v in rows:
-                try:
-                    found[k] = json.loads(v)
-                except ValueError as exc:
-                    raise DataError(
-                        f"The result store {self.path} holds an unreadable derived value "
-                        f"({exc}); move it away or use another --store."
-                    ) from None
+        rows = self._select_in(
+            "SELECT key, value FROM derived WHERE namespace = ? AND key IN ({marks})",
+            (namespace,),
+            keys,
+        )
+        for k, v in rows:
+            try:
+                found[k] = json.loads(v)
+            except ValueError as exc:
+                raise DataError(
+                    f"The result store {self.path} holds an unreadable derived value "
+                    f"({exc}); move it away or use another --store."
+                ) from None
         return found
 
     def put_derived(self, namespace: str, values: Mapping[str, Any]) -> None:
         """Store JSON-able ``values`` (key → value) under ``namespace`` in one commit."""
+        self._put_derived_json(namespace, {k: canonical_json(v) for k, v in values.items()})
+
+    def _put_derived_json(self, namespace: str, values: Mapping[str, str]) -> None:
         now = time.time()
-        rows = [(namespace, k, canonical_json(v), now) for k, v in values.items()]
-        with self._translate():
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO derived(namespace, key, value, created) VALUES (?, ?, ?, ?)",
-                    rows,
-                )
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        rows = [(namespace, k, v, now) for k, v in values.items()]
+        with self._translate(), self._transaction():
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO derived(namespace, key, value, created) VALUES (?, ?, ?, ?)",
+                rows,
+            )
+
+    def memo(self, namespace: str, key_parts: Sequence[Any], compute: Callable[[], Any]) -> Any:
+        """The value derived from ``key_parts``: stored, or computed once and stored.
+
+        Parameters
+        ----------
+        namespace : str
+            What the value is, with the fingerprint of the code that computes it
+            (:func:`~tactful.store.code_fingerprint`), e.g.
+            ``f"bootstrap/{code_fingerprint('tactful.audit.metrics')}"``.
+        key_parts : sequence
+            Everything the value depends on; keyed by :func:`~tactful.store.memo_key`.
+        compute : callable
+            Computes the JSON-able value when it is not stored.
+
+        Returns
+        -------
+        object
+            The value as JSON gives it back (tuples become lists, NaN ``None``),
+            the same whether it was computed now or read from the store.
+        """
+        key = memo_key(*key_parts)
+        hit = self.get_derived(namespace, [key])
+        if key in hit:
+            return hit[key]
+        text = canonical_json(compute())
+        self._put_derived_json(namespace, {key: text})
+        return json.loads(text)
+
+
+def memo(
+    store: ResultStore | None,
+    namespace: str,
+    key_parts: Sequence[Any],
+    compute: Callable[[], Any],
+) -> Any:
+    """:meth:`ResultStore.memo` when there is a store; else ``compute()`` as JSON gives it back.
+
+    The value has the same shape with or without a store, so callers need no
+    second code path.
+    """
+    if store is not None:
+        return store.memo(namespace, key_parts, compute)
+    return json.loads(canonical_json(compute()))
