@@ -7,7 +7,7 @@
 True
 """
 
-from ._registry import Moderator, available, load, register
+from ._registry import Moderator, available, load, register, temporary_registration
 from ._types import SPAN_LABELS, Analysis, Span
 from .errors import TactfulError
 
@@ -23,4 +23,5 @@ __all__ = [
     "available",
     "load",
     "register",
+    "temporary_registration",
 ]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from ._types import Analysis
 from .errors import ConfigError, UnknownNameError
 
-__all__ = ["Moderator", "available", "load", "register"]
+__all__ = ["Moderator", "available", "load", "register", "temporary_registration"]
 
 
 @runtime_checkable
@@ -19,6 +20,25 @@ class Moderator(Protocol):
     ``analyze`` returns exactly one :class:`Analysis` per input text, in order,
     for one text or many. ``config()`` returns keyword arguments that rebuild an
     equal moderator via ``tactful.load(name, **config)``.
+
+    A backend that cannot answer raises :class:`~tactful.errors.BackendError`
+    (or a subclass); :func:`tactful.store.analyze_all` then asks for the batch's
+    texts one at a time and keeps a text that fails alone as *failed*. Any other
+    exception is treated as a bug and propagates.
+
+    Optional hints, read by :func:`tactful.store.analyze_all` (never part of the
+    answers, nor of the key the answers are stored under):
+
+    ``batch_size`` : int
+        Texts per ``analyze`` call the moderator wants (default 64).
+    ``concurrency`` : int
+        ``analyze`` calls in flight at once, in worker threads (default 1); each
+        call's answers are committed to the store as soon as it returns. A
+        moderator with ``concurrency`` > 1 must allow concurrent ``analyze``.
+    ``runtime_options`` : collection of str
+        Keys of ``config()`` that do not change answers (timeouts, concurrency,
+        qps, api_key_env, batch_size, max_retries...). The store key leaves them
+        out, so changing a timeout reuses the stored answers.
     """
 
     name: str
@@ -41,14 +61,43 @@ def register(name: str) -> Callable[[Factory], Factory]:
 
     def deco(factory: Factory) -> Factory:
         old = _REGISTRY.get(name)
-        if old is not None and old is not factory and getattr(old, "__qualname__", None) != getattr(
-            factory, "__qualname__", None
+        if (
+            old is not None
+            and old is not factory
+            and getattr(old, "__qualname__", None) != getattr(factory, "__qualname__", None)
         ):
             raise ConfigError(f"A moderator named {name!r} is already registered ({old!r}).")
         _REGISTRY[name] = factory
         return factory
 
     return deco
+
+
+@contextmanager
+def temporary_registration(name: str, factory: Factory) -> Iterator[Factory]:
+    """Register ``factory`` as ``name`` for the ``with`` block only (tests, notebooks).
+
+    Raises
+    ------
+    ConfigError
+        If a moderator is already registered as ``name``.
+
+    Examples
+    --------
+    >>> with tactful.temporary_registration("counting", CountingModerator):  # doctest: +SKIP
+    ...     tactful.load("counting")
+    """
+    _ensure_builtins()
+    if name in _REGISTRY:
+        raise ConfigError(
+            f"A moderator named {name!r} is already registered ({_REGISTRY[name]!r})."
+        )
+    _REGISTRY[name] = factory
+    try:
+        yield factory
+    finally:
+        if _REGISTRY.get(name) is factory:
+            del _REGISTRY[name]
 
 
 def _ensure_builtins() -> None:

@@ -1,0 +1,112 @@
+"""Moderator options from the command line: ``-O KEY=VALUE`` and ``-O NAME.KEY=VALUE``.
+
+Every face that builds moderators (``check``, ``eval``, ``audit``, ``serve``)
+reads its ``-O`` values with :func:`parse_options` and builds each moderator
+with ``tactful.load(name, **options[name])``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = [
+    "AMBIGUOUS_OPTION_MESSAGE",
+    "DUPLICATE_OPTION_MESSAGE",
+    "MALFORMED_OPTION_MESSAGE",
+    "NO_MODERATOR_MESSAGE",
+    "UNKNOWN_PREFIX_MESSAGE",
+    "parse_option_value",
+    "parse_options",
+]
+
+MALFORMED_OPTION_MESSAGE = "-O {item!r} is not KEY=VALUE (e.g. -O timeout=30)."
+AMBIGUOUS_OPTION_MESSAGE = (
+    "-O {key}={value} is ambiguous with several moderators; write -O NAME.{key}={value} "
+    "(NAME one of {names})."
+)
+UNKNOWN_PREFIX_MESSAGE = "-O {item!r} names moderator {prefix!r}, which is not one of {names}."
+DUPLICATE_OPTION_MESSAGE = "-O gives {key!r} of moderator {name!r} twice."
+NO_MODERATOR_MESSAGE = "-O {item!r} has no moderator to go to; name one with -m NAME."
+
+
+def _reject_constant(name: str) -> Any:
+    # NaN and Infinity are not JSON; read them as the strings they are.
+    raise ValueError(name)
+
+
+def parse_option_value(text: str) -> Any:
+    """``text`` read as JSON when it parses (``30`` → 30, ``true`` → True, ``[1, 2]``),
+    else the string itself (``gpt-4o`` → ``"gpt-4o"``)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ValueError:
+        return text
+
+
+def parse_options(values: Sequence[str], moderators: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Keyword options per moderator from ``-O`` values.
+
+    Parameters
+    ----------
+    values : sequence of str
+        Each ``KEY=VALUE`` or ``NAME.KEY=VALUE``. The value is read as JSON when
+        it parses, else kept as a string (:func:`parse_option_value`).
+    moderators : sequence of str
+        The moderator names of the command (``-m``), in order.
+
+    Returns
+    -------
+    dict of str to dict
+        Moderator name → its keyword options (``{}`` for a moderator without
+        any), for ``tactful.load(name, **options[name])``.
+
+    Raises
+    ------
+    ConfigError
+        A value without ``=`` or without a key; a bare ``KEY`` with several
+        moderators; a ``NAME.`` prefix that is not one of ``moderators``; the same
+        key given twice for one moderator.
+
+    Examples
+    --------
+    >>> parse_options(["timeout=30", "model=omni"], ["openai"])
+    {'openai': {'timeout': 30, 'model': 'omni'}}
+    >>> parse_options(["openai.qps=2"], ["openai", "perspective"])
+    {'openai': {'qps': 2}, 'perspective': {}}
+    """
+    names = list(dict.fromkeys(moderators))
+    out: dict[str, dict[str, Any]] = {name: {} for name in names}
+    # Longest first, so that "guard.v2.key" finds moderator "guard.v2" before "guard".
+    by_length = sorted(names, key=len, reverse=True)
+    for item in values:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(MALFORMED_OPTION_MESSAGE.format(item=item))
+        name = next((n for n in by_length if key.startswith(n + ".")), None)
+        if name is not None:
+            key = key[len(name) + 1 :]
+            if not key:
+                raise ConfigError(MALFORMED_OPTION_MESSAGE.format(item=item))
+        elif "." in key:
+            raise ConfigError(
+                UNKNOWN_PREFIX_MESSAGE.format(
+                    item=item, prefix=key.rsplit(".", 1)[0], names=", ".join(names) or "(none)"
+                )
+            )
+        elif len(names) == 1:
+            name = names[0]
+        elif not names:
+            raise ConfigError(NO_MODERATOR_MESSAGE.format(item=item))
+        else:
+            raise ConfigError(
+                AMBIGUOUS_OPTION_MESSAGE.format(key=key, value=raw, names=", ".join(names))
+            )
+        if key in out[name]:
+            raise ConfigError(DUPLICATE_OPTION_MESSAGE.format(key=key, name=name))
+        out[name][key] = parse_option_value(raw)
+    return out
