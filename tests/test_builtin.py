@@ -52,13 +52,31 @@ def test_missing_model_folder_is_a_model_error(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"batch_size": 0}, "The 'batch_size' parameter of builtin must be an int >= 1. Got 0 instead."),
-        ({"max_tokens": 8}, "The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got 8 instead."),
-        ({"stride": 300}, "The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got 300 instead."),
+        (
+            {"batch_size": 0},
+            "The 'batch_size' parameter of builtin must be an int >= 1. Got 0 instead.",
+        ),
+        (
+            {"max_tokens": 8},
+            "The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got 8 instead.",
+        ),
+        (
+            {"stride": 300},
+            "The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got 300 instead.",
+        ),
         ({"thresholds": {"nope": 0.5}}, "Unknown head 'nope' in thresholds."),
-        ({"threads": 0}, "The 'threads' parameter of builtin must be an int >= 1 or None. Got 0 instead."),
-        ({"batching": "random"}, "The 'batching' parameter of builtin must be 'text' or 'sorted'. Got 'random' instead."),
-        ({"thresholds": {"toxicity": 1.5}}, "The threshold for 'toxicity' must be a float in [0, 1]. Got 1.5 instead."),
+        (
+            {"threads": 0},
+            "The 'threads' parameter of builtin must be an int >= 1 or None. Got 0 instead.",
+        ),
+        (
+            {"batching": "random"},
+            "The 'batching' parameter of builtin must be 'text' or 'sorted'. Got 'random' instead.",
+        ),
+        (
+            {"thresholds": {"toxicity": 1.5}},
+            "The threshold for 'toxicity' must be a float in [0, 1]. Got 1.5 instead.",
+        ),
     ],
 )
 def test_parameters_are_checked_in_the_constructor(kwargs, message):
@@ -69,10 +87,25 @@ def test_parameters_are_checked_in_the_constructor(kwargs, message):
 
 def test_one_forward_pass_answers_every_head(builtin):
     [a] = builtin.analyze(["you absolute idiot"])
-    assert set(a.scores) == {"toxicity", "offensive", "insult", "threat", "identity_attack", "profanity"}
+    assert set(a.scores) == {
+        "toxicity",
+        "offensive",
+        "insult",
+        "threat",
+        "identity_attack",
+        "profanity",
+    }
     assert a.jailbreak is not None and a.delicate is not None
-    assert set(a.flags) == {"toxicity", "offensive", "insult", "threat", "identity_attack", "profanity",
-                            "jailbreak", "delicate"}
+    assert set(a.flags) == {
+        "toxicity",
+        "offensive",
+        "insult",
+        "threat",
+        "identity_attack",
+        "profanity",
+        "jailbreak",
+        "delicate",
+    }
 
 
 def test_insult_is_flagged_and_pointed_at(builtin):
@@ -94,6 +127,21 @@ def test_spans_point_into_the_obfuscated_original(builtin):
     [a] = builtin.analyze([text])
     got = [text[s.start : s.end] for s in a.spans]
     assert "1d10t" in " ".join(got)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\ud800", "you \udc00 absolute idiot", "you absolute idiot \ud83d", "a \ud83d\ude00 idiot"],
+)
+def test_lone_surrogates_are_accepted_with_offsets_into_the_given_text(builtin, text):
+    # json.loads('"\\ud800"') is a valid str that UTF-8 cannot encode: the tokenizer
+    # sees U+FFFD in its place, one for one, so the offsets stay into ``text``.
+    clean = text.encode("utf-8", "replace").decode("utf-8")
+    [a] = builtin.analyze([text])
+    [b] = builtin.analyze([clean.replace("?", "\ufffd")])
+    assert len(clean) == len(text)
+    assert a.spans == b.spans
+    assert [text[s.start : s.end] for s in a.spans] == (["idiot"] if "idiot" in text else [])
 
 
 def test_long_text_windows_keep_offsets(builtin):
@@ -125,12 +173,21 @@ def test_thresholds_override(builtin):
 
 def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
     long = "The committee met on Tuesday to review the budget. " * 80 + "You are a pathetic idiot."
-    texts = ["", "you absolute idiot", "a much longer text about the weather and the trains " * 5, long]
-    assert len(builtin._windows(0, builtin._tokenizer.encode(long, add_special_tokens=False).ids)) >= 3
+    texts = [
+        "",
+        "you absolute idiot",
+        "a much longer text about the weather and the trains " * 5,
+        long,
+    ]
+    assert (
+        len(builtin._windows(0, builtin._tokenizer.encode(long, add_special_tokens=False).ids)) >= 3
+    )
     together = builtin.analyze(texts)
     alone = [builtin.analyze([t])[0] for t in texts]
     one_thread = BuiltinModerator(threads=1).analyze(texts)
-    assert [a.scores for a in together] == [a.scores for a in alone] == [a.scores for a in one_thread]
+    assert (
+        [a.scores for a in together] == [a.scores for a in alone] == [a.scores for a in one_thread]
+    )
     assert [a.spans for a in together] == [a.spans for a in alone] == [a.spans for a in one_thread]
     assert together[3].spans and together[3].spans[-1].end == len(long) - 1
 

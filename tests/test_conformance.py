@@ -85,7 +85,7 @@ class ReturnsTuple(Fake):
 
 class SpanPastEnd(Fake):
     def one(self, text, batch):
-        spans = (Span(0, len(text) + 1),) if text else ()
+        spans = (Span(0, len(text) + 1),) if 0 < len(text) < 100_000 else ()
         return Analysis(flagged=bool(text), spans=spans)
 
 
@@ -93,6 +93,18 @@ class CrashesOnEmpty(Fake):
     def one(self, text, batch):
         text[0]  # IndexError on ""
         return super().one(text, batch)
+
+
+class EncodesUtf8(Fake):
+    def one(self, text, batch):
+        text.encode("utf-8")  # UnicodeEncodeError on a lone surrogate
+        return super().one(text, batch)
+
+
+class HugeSpanPastEnd(Fake):
+    def one(self, text, batch):
+        spans = (Span(0, len(text) + 1),) if len(text) > 100_000 else ()
+        return Analysis(flagged=bool(text.strip()), spans=spans)
 
 
 class BadName(Fake):
@@ -121,6 +133,18 @@ class PathInConfig(Fake):
         (
             CrashesOnEmpty,
             "check_moderator(fake): analyze() raised IndexError on text '': string index out of range",
+        ),
+        (
+            EncodesUtf8,
+            (
+                "check_moderator(fake): analyze() raised UnicodeEncodeError on edge text 14 "
+                "('\\ud800'): 'utf-8' codec can't encode character '\\ud800' in position 0: "
+                "surrogates not allowed"
+            ),
+        ),
+        (
+            HugeSpanPastEnd,
+            "check_moderator(fake): span [0, 200001) is outside [0, 200000] for the huge text.",
         ),
         (BadName, "check_moderator(3): attribute 'name' must be a non-empty str, got 3."),
         (
@@ -194,7 +218,10 @@ def test_extra_texts_are_checked(register_fake) -> None:
             return super().one(text, batch)
 
     check_moderator(register_fake(HatesQ), checks=["edge_texts"])
-    with pytest.raises(AssertionError, match=r"raised RuntimeError on edge text 13 \('qq'\): no q"):
+    n = len(testing.EDGE_TEXTS)
+    with pytest.raises(
+        AssertionError, match=rf"raised RuntimeError on edge text {n} \('qq'\): no q"
+    ):
         check_moderator(register_fake(HatesQ), checks=["edge_texts"], texts=["qq"])
 
 

@@ -22,8 +22,11 @@ The checks, in order (:data:`CHECKS`):
     ``analyze`` returns a list of :class:`~tactful.Analysis`, one per text, for
     0, 1 and many texts, and accepts a tuple as well as a list.
 ``edge_texts``
-    The empty string, whitespace only, a 20,000-character text, emoji, combining
-    marks, CRLF, zero-width characters and non-Latin scripts all work.
+    Every Python str works: the empty string, whitespace only, a 20,000-character
+    text, emoji, combining marks, CRLF, zero-width characters, non-Latin scripts,
+    NUL and lone surrogates (``"\\ud800"`` is valid JSON); and a
+    200,000-character text (:data:`HUGE_TEXT`, analyzed once) gets spans within
+    its bounds.
 ``valid_results``
     Spans lie within ``[0, len(text)]``; scores, ``jailbreak`` and ``delicate``
     are in [0, 1] (or None); flags are bools and ``flags["toxicity"] == flagged``.
@@ -50,11 +53,20 @@ from ._registry import Moderator, available, load
 from ._types import Analysis
 from .errors import BackendError, ModelError, TactfulError
 
-__all__ = ["CHECKS", "EDGE_TEXTS", "check_moderator", "parametrize_with_checks", "run_check"]
+__all__ = [
+    "CHECKS",
+    "EDGE_TEXTS",
+    "HUGE_TEXT",
+    "check_moderator",
+    "parametrize_with_checks",
+    "run_check",
+]
 
 #: Texts every moderator must handle, chosen to break offset arithmetic and
 #: tokenizers: empty, blank, emoji (astral code points), combining marks,
-#: CRLF, zero-width characters, right-to-left and CJK scripts, a long text.
+#: CRLF, zero-width characters, right-to-left and CJK scripts, NUL, lone
+#: surrogates (a Python str and valid JSON, but not encodable as UTF-8), a
+#: long text.
 EDGE_TEXTS: tuple[str, ...] = (
     "",
     "   \t\n ",
@@ -69,7 +81,15 @@ EDGE_TEXTS: tuple[str, ...] = (
     "\u041f\u0440\u0438\u0432\u0435\u0442, \u043a\u0430\u043a \u0434\u0435\u043b\u0430?",
     "What a lovely day for a walk in the park.",
     ("This is a long comment about many things, some of them stupid. " * 320)[:20_000],
+    "nul\x00byte, you\x00idiot\x00",
+    "\ud800",
+    "lone \udc00 low and \ud83d high surrogate, idiot \udfff",
+    "a pair of surrogates \ud83d\ude00 kept apart, stupid",
 )
+
+#: A 200,000-character text, analyzed once by the ``edge_texts`` check (the
+#: other checks run every text several times).
+HUGE_TEXT: str = ("A very long post, and some of it is stupid and idiotic. " * 3600)[:200_000]
 
 #: Absolute tolerance for float comparisons between two analyses.
 DEFAULT_ATOL = 1e-5
@@ -164,6 +184,11 @@ def _check_edge_texts(mod: Moderator, texts: Sequence[str], atol: float) -> None
         [a] = _analyze(mod, [text], what=f"edge text {i} ({text[:40]!r})")
         if text == "" and a.spans:
             raise _fail(mod, f"the empty string has spans {a.spans}.")
+    n = len(HUGE_TEXT)
+    [a] = _analyze(mod, [HUGE_TEXT], what=f"a text of {n} characters")
+    for s in a.spans:
+        if not 0 <= s.start < s.end <= n:
+            raise _fail(mod, f"span [{s.start}, {s.end}) is outside [0, {n}] for the huge text.")
 
 
 def _check_valid_results(mod: Moderator, texts: Sequence[str], atol: float) -> None:

@@ -30,6 +30,7 @@ from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from .._registry import register
 from .._types import Analysis, Span
+from ..align import replace_surrogates
 from ..errors import ConfigError, ModelError
 from ..normalize import align_tokens, normalize
 from ._texts import check_texts
@@ -68,7 +69,7 @@ _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
 class _Window:
     text_index: int
     token_start: int  # index into the text's token list (without specials)
-    ids: np.ndarray   # with [CLS] ... [SEP]
+    ids: np.ndarray  # with [CLS] ... [SEP]
 
 
 @register("builtin")
@@ -122,23 +123,37 @@ class BuiltinModerator:
         self.stride = stride
         self.threads = threads
         self.thresholds = dict(thresholds) if thresholds else None
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise ConfigError(f"The 'threads' parameter of builtin must be an int >= 1 or None. Got {threads!r} instead.")
+        if threads is not None and (
+            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+        ):
+            raise ConfigError(
+                f"The 'threads' parameter of builtin must be an int >= 1 or None. Got {threads!r} instead."
+            )
         if not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"The 'batch_size' parameter of builtin must be an int >= 1. Got {batch_size!r} instead.")
+            raise ConfigError(
+                f"The 'batch_size' parameter of builtin must be an int >= 1. Got {batch_size!r} instead."
+            )
         if batching not in ("text", "sorted"):
-            raise ConfigError(f"The 'batching' parameter of builtin must be 'text' or 'sorted'. Got {batching!r} instead.")
+            raise ConfigError(
+                f"The 'batching' parameter of builtin must be 'text' or 'sorted'. Got {batching!r} instead."
+            )
         if not isinstance(max_tokens, int) or not 16 <= max_tokens <= 512:
-            raise ConfigError(f"The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got {max_tokens!r} instead.")
+            raise ConfigError(
+                f"The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got {max_tokens!r} instead."
+            )
         if not isinstance(stride, int) or not 0 <= stride < max_tokens - 2:
-            raise ConfigError(f"The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got {stride!r} instead.")
+            raise ConfigError(
+                f"The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got {stride!r} instead."
+            )
         for head, t in (thresholds or {}).items():
             if head not in SEQ_HEADS and head not in ("span", "offensive_or"):
                 raise ConfigError(
                     f"Unknown head {head!r} in thresholds. Known: {', '.join(SEQ_HEADS)}, offensive_or, span."
                 )
             if not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
-                raise ConfigError(f"The threshold for {head!r} must be a float in [0, 1]. Got {t!r} instead.")
+                raise ConfigError(
+                    f"The threshold for {head!r} must be a float in [0, 1]. Got {t!r} instead."
+                )
 
     # -- lazily loaded state -------------------------------------------------
     @property
@@ -236,7 +251,11 @@ class BuiltinModerator:
         """Per text: (sequence probs [H], token toxic probs [T], token type probs [T, K], norm, offsets)."""
         sess = self._session  # first: a missing or tampered model fails before any work
         norms = [normalize(t) for t in texts]
-        encs = self._tokenizer.encode_batch([n.text for n in norms], add_special_tokens=False)
+        # Lone surrogates (valid in a Python str, not in UTF-8) become U+FFFD one for
+        # one, for the tokenizer only: its offsets stay offsets into the normalized text.
+        encs = self._tokenizer.encode_batch(
+            [replace_surrogates(n.text) for n in norms], add_special_tokens=False
+        )
         windows: list[_Window] = []
         for i, e in enumerate(encs):
             windows.extend(self._windows(i, e.ids))
@@ -251,7 +270,11 @@ class BuiltinModerator:
             same: dict[tuple[int, int], list[int]] = {}
             for k, w in enumerate(windows):
                 same.setdefault((w.text_index, len(w.ids)), []).append(k)
-            groups = [ks[b : b + self.batch_size] for ks in same.values() for b in range(0, len(ks), self.batch_size)]
+            groups = [
+                ks[b : b + self.batch_size]
+                for ks in same.values()
+                for b in range(0, len(ks), self.batch_size)
+            ]
 
         def run(ks: list[int]):
             group = [windows[k] for k in ks]
@@ -281,7 +304,13 @@ class BuiltinModerator:
         return seq, tok_tox, tok_typ, norms, [e.offsets for e in encs]
 
     def _spans(
-        self, text: str, norm, offsets, tox: np.ndarray, typ: np.ndarray, seq: np.ndarray,
+        self,
+        text: str,
+        norm,
+        offsets,
+        tox: np.ndarray,
+        typ: np.ndarray,
+        seq: np.ndarray,
         thr: float | None = None,
     ) -> tuple[Span, ...]:
         if thr is None:
@@ -337,7 +366,9 @@ class BuiltinModerator:
             # Toxic = the prompt-toxicity head at its point, or the comment-toxicity
             # head at its high-precision point (card: "offensive_or"), so an insult
             # is flagged whether it reads as a chat prompt or as a comment.
-            flags["toxicity"] = flags["toxicity"] or probs["offensive"] >= th.get("offensive_or", 1.01)
+            flags["toxicity"] = flags["toxicity"] or probs["offensive"] >= th.get(
+                "offensive_or", 1.01
+            )
             flagged = flags["toxicity"]
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i]) if text else ()
             scores = {h: probs[h] for h in SEQ_HEADS if h not in ("jailbreak", "delicate")}
