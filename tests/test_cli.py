@@ -8,14 +8,17 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from typer.testing import CliRunner
 
 import tactful
-import tactful._registry
 from tactful import Analysis, Span
+from tactful._options import AMBIGUOUS_OPTION_MESSAGE, MALFORMED_OPTION_MESSAGE
 from tactful.cli import app
+from tactful.errors import FAILED_ITEMS_MESSAGE, FAILED_ITEMS_STORED, RemoteResponseError
+from tactful.store import SCHEMA_VERSION, ResultStore
 
 REPO = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -45,10 +48,41 @@ class IdiotModerator:
         return {}
 
 
+class CountingModerator(IdiotModerator):
+    """``IdiotModerator`` that records every text it is asked about (in ``ASKED``).
+
+    ``threshold`` is config (it changes the store key); ``timeout`` is a runtime
+    option (it does not); a text containing ``down`` fails with a 500.
+    """
+
+    name = "counting"
+    runtime_options = ("timeout",)
+    ASKED: ClassVar[list[list[str]]] = []
+
+    def __init__(self, threshold: float = 0.5, timeout: float = 5.0, down: str = "") -> None:
+        self.threshold, self.timeout, self.down = threshold, timeout, down
+
+    def config(self) -> dict:
+        return {"threshold": self.threshold, "timeout": self.timeout, "down": self.down}
+
+    def analyze(self, texts: Sequence[str]) -> list[Analysis]:
+        self.ASKED.append(list(texts))
+        if self.down and any(self.down in t for t in texts):
+            raise RemoteResponseError("HTTP 500 from the fake backend")
+        return [
+            Analysis(flagged=a.scores["toxicity"] >= self.threshold, scores=a.scores, spans=a.spans)
+            for a in super().analyze(texts)
+        ]
+
+
 @pytest.fixture(autouse=True)
-def idiot_moderator(monkeypatch):
-    tactful._registry._ensure_builtins()
-    monkeypatch.setitem(tactful._registry._REGISTRY, "_idiot", IdiotModerator)
+def idiot_moderator():
+    with (
+        tactful.temporary_registration("_idiot", IdiotModerator),
+        tactful.temporary_registration("_counting", CountingModerator),
+    ):
+        CountingModerator.ASKED.clear()
+        yield
 
 
 def run_module(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -93,6 +127,79 @@ def test_check_unknown_moderator():
     assert result.stderr.startswith("error: [T011] Unknown moderator 'nope'. Known moderators: ")
     assert "_idiot" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_check_store_reuses_answers_counted_by_calls(tmp_path):
+    store = tmp_path / "answers.sqlite"
+    args = ["check", "you idiot", "hello", "you idiot", "-m", "_counting", "--json"]
+    first = runner.invoke(app, [*args, "--store", str(store)])
+    assert first.exit_code == 0, first.output
+    assert CountingModerator.ASKED == [["you idiot", "hello"]]  # duplicates asked once
+    again = runner.invoke(app, [*args, "--store", str(store), "-O", "timeout=60"])
+    assert again.exit_code == 0, again.output
+    assert CountingModerator.ASKED == [["you idiot", "hello"]]  # a timeout changes no answer
+    assert again.stdout == first.stdout
+    other = runner.invoke(app, [*args, "--store", str(store), "-O", "threshold=0.9"])
+    assert other.exit_code == 0, other.output
+    assert CountingModerator.ASKED[1:] == [["you idiot", "hello"]]  # another config: asked again
+    with ResultStore(store) as db:
+        assert db.count() == 4
+
+
+def test_check_options_reach_the_moderator_and_bad_ones_are_one_line():
+    result = runner.invoke(app, ["check", "hi", "-m", "_counting", "-O", "threshold"])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: [T010] {MALFORMED_OPTION_MESSAGE.format(item='threshold')}\n"
+    args = ["check", "you idiot", "-m", "_counting", "--json"]
+    assert json.loads(runner.invoke(app, args).stdout)[0]["flagged"] is True
+    result = runner.invoke(app, [*args, "-O", "threshold=0.95"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["flagged"] is False
+
+
+def test_check_failed_items_exit_4_and_are_kept(tmp_path):
+    store = tmp_path / "answers.sqlite"
+    result = runner.invoke(
+        app,
+        ["check", "fine", "boom", "-m", "_counting", "-O", "down=boom", "--store", str(store)],
+    )
+    assert result.exit_code == 4
+    message = FAILED_ITEMS_MESSAGE.format(
+        k=1,
+        n=2,
+        name="counting",
+        error="[T043] HTTP 500 from the fake backend",
+        where=FAILED_ITEMS_STORED.format(path=store),
+    )
+    assert result.stderr == f"error: [T044] {message}\n"
+    with ResultStore(store) as db:
+        assert (db.count(), db.count(status="failed")) == (1, 1)
+
+
+def test_check_migrates_a_v1_store_with_one_line(tmp_path):
+    import sqlite3
+
+    store = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(store)
+    conn.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE moderators (moderator_key TEXT PRIMARY KEY, name TEXT NOT NULL, "
+        "version TEXT NOT NULL, config TEXT NOT NULL);"
+        "CREATE TABLE answers (moderator_key TEXT NOT NULL, text_sha256 TEXT NOT NULL, "
+        "analysis TEXT NOT NULL, created REAL NOT NULL, "
+        "PRIMARY KEY (moderator_key, text_sha256)) WITHOUT ROWID;"
+        "CREATE TABLE derived (namespace TEXT NOT NULL, key TEXT NOT NULL, "
+        "value TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (namespace, key)) WITHOUT ROWID;"
+        "INSERT INTO meta VALUES ('schema_version', '1');"
+    )
+    conn.close()
+    result = runner.invoke(app, ["check", "hi", "-m", "_idiot", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"note: upgraded the result store {store} from schema version 1 to {SCHEMA_VERSION}.\n"
+    )
+    again = runner.invoke(app, ["check", "hi", "-m", "_idiot", "--store", str(store)])
+    assert again.exit_code == 0 and again.stderr == ""
 
 
 # --------------------------------------------------------------------- datasets
@@ -144,6 +251,60 @@ def test_eval_json_toxicchat(data_dir):
     )
     for key in ("precision", "recall", "f1", "roc_auc", "jailbreak_recall"):
         assert 0.0 <= got[key] <= 1.0, key
+
+
+def test_eval_store_reuses_answers_counted_by_calls(data_dir, tmp_path):
+    store = tmp_path / "answers.sqlite"
+    args = ["eval", "toxicchat", "-m", "_counting", "--data-dir", str(data_dir)]
+    args += ["--limit", "40", "--batch-size", "16", "--json", "--store", str(store)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert [len(b) for b in CountingModerator.ASKED] == [16, 16, 8]
+    got = json.loads(first.stdout)
+    assert (got["n"], got["failed"]) == (40, 0)
+    again = runner.invoke(app, [*args, "-O", "timeout=1"])
+    assert again.exit_code == 0, again.output
+    assert len(CountingModerator.ASKED) == 3  # nothing asked again
+    assert json.loads(again.stdout) == {
+        **got,
+        "moderator_config": {**got["moderator_config"], "timeout": 1},
+    }
+
+
+def test_eval_failed_items_print_the_partial_report_then_one_line(data_dir, tmp_path):
+    from tactful.datasets import load_dataset
+
+    texts = [r.text for r in load_dataset("toxicchat", split="test", data_dir=data_dir)[:20]]
+    word = next(w for w in texts[7].split() if sum(w in t for t in texts) == 1)
+    store = tmp_path / "answers.sqlite"
+    args = ["eval", "toxicchat", "-m", "_counting", "--data-dir", str(data_dir), "--limit", "20"]
+    args += ["--json", "--store", str(store)]
+    result = runner.invoke(app, [*args, "-O", json.dumps(f"down={word}")[1:-1]])
+    assert result.exit_code == 4
+    report = json.loads(result.stdout)
+    assert (report["n"], report["failed"]) == (19, 1)
+    assert result.stderr.startswith("error: [T044] 1 of 20 texts failed with moderator 'counting'")
+    asked = len(CountingModerator.ASKED)
+    healed = runner.invoke(app, args)  # "down" is config: healed is another moderator
+    assert healed.exit_code == 0
+    assert len(CountingModerator.ASKED) == asked + 1
+
+
+def test_eval_ray_engine_needs_a_store():
+    result = runner.invoke(app, ["eval", "toxicchat", "-m", "_idiot", "--engine", "ray"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "error: [T010] The ray engine writes its answers to a result store"
+    )
+    result = runner.invoke(app, ["eval", "toxicchat", "-m", "_idiot", "--engine", "spark"])
+    assert result.exit_code == 2
+
+
+def test_eval_several_moderator_prefix_is_accepted_for_its_own_name():
+    result = runner.invoke(app, ["eval", "nope", "-m", "_idiot", "-O", "_idiot.x=1"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: [T011] Unknown data set 'nope'")
+    assert AMBIGUOUS_OPTION_MESSAGE  # the several-moderator case is covered in test_options
 
 
 def test_eval_table_and_limit(data_dir):

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
-import re
-
 import pytest
 
+import tactful
 import tactful.datasets
 from tactful import Analysis, Span
 from tactful.datasets import DatasetSpec, Record
-from tactful.errors import BackendError, ConfigError, DataError, UnknownNameError
+from tactful.errors import (
+    PARAM_MESSAGE,
+    BackendError,
+    ConfigError,
+    DataError,
+    FailedItemsError,
+    RemoteTimeoutError,
+    UnknownNameError,
+)
 from tactful.evaluate import evaluate, score
-from tactful.errors import PARAM_MESSAGE
-from tactful.store import analyze_all
+from tactful.store import ResultStore, analyze_all
 
 
 class KeywordModerator:
@@ -28,12 +35,15 @@ class KeywordModerator:
     name = "keyword"
     version = "1"
 
-    def __init__(self, heads: bool = False) -> None:
+    def __init__(self, heads: bool = False, down: str | None = None) -> None:
         self.heads = heads
+        self.down = down
         self.calls: list[int] = []
 
     def analyze(self, texts: Sequence[str]) -> list[Analysis]:
         self.calls.append(len(texts))
+        if self.down is not None and any(self.down in t for t in texts):
+            raise RemoteTimeoutError(f"no answer within 1 s for a text with {self.down!r}")
         out = []
         for t in texts:
             at = t.find("idiot")
@@ -235,6 +245,7 @@ def test_evaluate_result_shape(fake_data):
         "roc_auc": 0.5,
         "average_precision": 0.5,
         "jailbreak_recall": 0.5,
+        "failed": 0,
         "moderator_config": {"heads": False},
     }
 
@@ -246,13 +257,40 @@ def test_evaluate_limit_and_split(fake_data):
     assert (got["split"], got["n"], got["n_positive"], got["roc_auc"]) == ("train", 1, 0, None)
 
 
-def test_evaluate_registered_moderator_by_name(fake_data, monkeypatch):
-    import tactful._registry
-
-    tactful._registry._ensure_builtins()
-    monkeypatch.setitem(tactful._registry._REGISTRY, "_test_keyword", KeywordModerator)
-    got = evaluate("fake", moderator="_test_keyword")
+def test_evaluate_registered_moderator_by_name_with_options(fake_data):
+    with tactful.temporary_registration("_test_keyword", KeywordModerator):
+        got = evaluate("fake", moderator="_test_keyword", options={"heads": True})
     assert got["moderator"] == "keyword"
+    assert got["moderator_config"] == {"heads": True}
+    with pytest.raises(ConfigError, match="Moderator options apply to a moderator given by name"):
+        evaluate("fake", moderator=KeywordModerator(), options={"heads": True})
+
+
+def test_evaluate_reuses_the_store_counted_by_calls(fake_data, tmp_path):
+    path = tmp_path / "s.sqlite"
+    first = KeywordModerator()
+    got = evaluate("fake", moderator=first, store=path)
+    assert first.calls == [4]
+    second = KeywordModerator()
+    with ResultStore(path) as store:
+        assert evaluate("fake", moderator=second, store=store) == got
+    assert second.calls == []
+
+
+def test_evaluate_failed_items_carry_the_report_of_the_answered_rows(fake_data, tmp_path):
+    path = tmp_path / "s.sqlite"
+    with pytest.raises(FailedItemsError) as info:
+        evaluate("fake", moderator=KeywordModerator(down="bye"), store=path, batch_size=2)
+    err = info.value
+    assert err.failed == {3: "[T042] no answer within 1 s for a text with 'bye'"}
+    # Rows 0-2 were answered: scored as a report of their own, with the failed count.
+    assert err.report is not None
+    assert (err.report["n"], err.report["failed"], err.report["n_positive"]) == (3, 1, 1)
+    assert (err.report["precision"], err.report["recall"]) == (0.5, 1.0)
+    healed = KeywordModerator()
+    got = evaluate("fake", moderator=healed, store=path, batch_size=2)
+    assert healed.calls == [1]  # only the failed text
+    assert (got["n"], got["failed"]) == (4, 0)
 
 
 def test_evaluate_unknown_names():
@@ -264,10 +302,21 @@ def test_evaluate_unknown_names():
         evaluate("toxicchat", moderator="nope")
 
 
-@pytest.mark.parametrize("limit", [0, -1, 1.5])
+@pytest.mark.parametrize("limit", [0, -1, 1.5, True])
 def test_evaluate_bad_limit(limit):
-    with pytest.raises(ConfigError, match="The 'limit' parameter must be an int >= 1"):
+    expected = PARAM_MESSAGE.format(
+        name="limit", owner="evaluate", rule="an int >= 1 or None", value=limit
+    )
+    with pytest.raises(ConfigError, match=re.escape(expected)):
         evaluate("toxicchat", moderator=KeywordModerator(), limit=limit)
+
+
+def test_evaluate_bad_engine():
+    expected = PARAM_MESSAGE.format(
+        name="engine", owner="evaluate", rule="one of 'local', 'ray'", value="spark"
+    )
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        evaluate("toxicchat", moderator=KeywordModerator(), engine="spark")
 
 
 # ----------------------------------------------------------- evaluate (real data)

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import click
 import typer
@@ -75,6 +75,63 @@ DataDirOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help="Result store (SQLite file): answers it holds are reused, new ones are kept there.",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        "-O",
+        metavar="KEY=VALUE",
+        help="Moderator option, repeatable; VALUE is read as JSON when it parses. "
+        "With several -m: NAME.KEY=VALUE.",
+        show_default=False,
+    ),
+]
+EngineOpt = Annotated[
+    Literal["local", "ray"],
+    typer.Option(
+        "--engine",
+        help="Where the moderator runs: local, or ray (the scale extra; needs --store).",
+    ),
+]
+BatchSizeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--batch-size",
+        min=1,
+        help="Texts per moderator call. Default: the moderator's own, else 64.",
+        show_default=False,
+    ),
+]
+
+
+@contextlib.contextmanager
+def _opened_store(path: Path | None) -> Any:
+    """The result store at ``path`` (``None`` without one), closed afterwards.
+
+    A store of an older format is upgraded in place; say so in one line.
+    """
+    if path is None:
+        yield None
+        return
+    from .store import SCHEMA_VERSION, ResultStore
+
+    with ResultStore(path) as store:
+        if store.migrated_from is not None:
+            click.echo(
+                f"note: upgraded the result store {path} from schema version "
+                f"{store.migrated_from} to {SCHEMA_VERSION}.",
+                err=True,
+            )
+        yield store
 
 
 def _print_json(obj: Any) -> None:
@@ -120,14 +177,19 @@ def check(
     ],
     moderator: ModeratorOpt = "builtin",
     as_json: JsonOpt = False,
+    option: OptionOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Analyze texts: flagged or not, top scores and toxic spans, one result per text."""
     import tactful
 
+    from ._options import parse_options
     from .store import analyze_all
 
-    # analyze_all checks that the moderator answers once per text.
-    analyses = analyze_all(tactful.load(moderator), texts)
+    mod = tactful.load(moderator, **parse_options(option or [], [moderator])[moderator])
+    with _opened_store(store) as db:
+        # analyze_all checks that the moderator answers once per text.
+        analyses = analyze_all(mod, texts, store=db)
     if as_json:
         _print_json([{"text": t, **a.to_dict()} for t, a in zip(texts, analyses, strict=True)])
         return
@@ -233,19 +295,44 @@ def eval_(
         typer.Option(min=1, help="Score only the first N rows (smoke runs).", show_default=False),
     ] = None,
     as_json: JsonOpt = False,
+    option: OptionOpt = None,
+    store: StoreOpt = None,
+    engine: EngineOpt = "local",
+    batch_size: BatchSizeOpt = None,
 ) -> None:
-    """Score a moderator on a labelled data set with the papers' metrics."""
+    """Score a moderator on a labelled data set with the papers' metrics.
+
+    When some texts fail even when asked alone, the scores over the answered
+    rows are printed (with their `failed` count), then one error line; exit 4.
+    """
+    from ._options import parse_options
+    from .errors import FailedItemsError
     from .evaluate import evaluate
 
-    result = evaluate(
-        dataset,
-        moderator=moderator,
-        split=split,
-        data_dir=data_dir,
-        limit=limit,
-        # A live bar is for people: keep pipes and CI logs clean.
-        progress=sys.stderr.isatty(),
-    )
+    options = parse_options(option or [], [moderator])[moderator]
+    with _opened_store(store) as db:
+        try:
+            result = evaluate(
+                dataset,
+                moderator=moderator,
+                split=split,
+                data_dir=data_dir,
+                limit=limit,
+                store=db,
+                engine=engine,
+                options=options,
+                batch_size=batch_size,
+                # A live bar is for people: keep pipes and CI logs clean.
+                progress=sys.stderr.isatty(),
+            )
+        except FailedItemsError as err:
+            if err.report is not None:
+                _show_eval(err.report, as_json)
+            raise
+    _show_eval(result, as_json)
+
+
+def _show_eval(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
         _print_json(result)
         return

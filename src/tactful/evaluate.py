@@ -13,14 +13,15 @@ Which metrics apply follows from what the records carry:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
+from ._params import Constraints, Int, Nullable, OneOf, validate_params
 from ._registry import Moderator, load
 from ._types import Analysis
-from .errors import BackendError, ConfigError, DataError
-from .store import analyze_all
+from .errors import BackendError, ConfigError, DataError, FailedItemsError
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
+from .store import ENGINES, ResultStore, analyze_all
 
 __all__ = ["evaluate", "score"]
 
@@ -29,10 +30,13 @@ __all__ = ["evaluate", "score"]
 _HEAD_TASKS = ("delicate", "jailbreak")
 
 
-def _check_positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"The {name!r} parameter must be an int >= 1. Got {value!r} instead.")
-    return value
+class _Evaluate:
+    # Only a holder of the constraints: evaluate is a function.
+    _parameter_constraints: ClassVar[Constraints] = {
+        "batch_size": Nullable(Int(1)),
+        "limit": Nullable(Int(1)),
+        "engine": OneOf(ENGINES),
+    }
 
 
 def _prediction(analysis: Analysis, task: str, moderator: str) -> tuple[bool, float | None]:
@@ -131,9 +135,12 @@ def evaluate(
     moderator: str | Moderator = "builtin",
     split: str | None = None,
     data_dir: str | os.PathLike[str] | None = None,
-    batch_size: int = 64,
+    batch_size: int | None = None,
     progress: bool = False,
     limit: int | None = None,
+    store: ResultStore | str | os.PathLike[str] | None = None,
+    engine: str = "local",
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Score a moderator on a labelled data set.
 
@@ -149,19 +156,28 @@ def evaluate(
         where there is one).
     data_dir : path-like, optional
         Data folder; default: ``$TACTFUL_DATA``, else ``../shared/data``.
-    batch_size : int, default=64
-        Texts per ``analyze`` call.
+    batch_size : int, optional
+        Texts per ``analyze`` call; default: the moderator's own, else 64.
     progress : bool, default=False
         Show a rich progress bar on stderr.
     limit : int, optional
         Score only the first ``limit`` rows of the split, in file order (for
         smoke runs; the figures are then not comparable with the papers').
+    store : ResultStore or path-like, optional
+        Keep the moderator's answers in this result store and reuse those it
+        already holds (see :func:`tactful.store.analyze_all`).
+    engine : {"local", "ray"}, default="local"
+        Where the moderator runs; ``"ray"`` needs ``store``.
+    options : mapping, optional
+        Keyword options of the moderator, when it is given by name
+        (``tactful.load(moderator, **options)``).
 
     Returns
     -------
     dict
         JSON-ready: ``dataset``, ``split``, ``task``, ``moderator``, ``n``, each
-        metric that applies (see :func:`score`) and ``moderator_config``.
+        metric that applies (see :func:`score`), ``failed`` (0) and
+        ``moderator_config``.
 
     Raises
     ------
@@ -171,6 +187,10 @@ def evaluate(
         A file the data set needs is not in the data folder.
     ConfigError
         Bad parameters, or a moderator without an opinion on the data set's task.
+    FailedItemsError
+        Some texts failed even when asked alone. Its ``report`` holds this
+        function's result over the answered rows, with ``failed`` set to the
+        number of failed rows (``None`` when no row was answered).
 
     Examples
     --------
@@ -179,14 +199,23 @@ def evaluate(
     """
     from .datasets import get_spec, load_dataset
 
-    batch_size = _check_positive_int("batch_size", batch_size)
-    if limit is not None:
-        limit = _check_positive_int("limit", limit)
+    validate_params(
+        "evaluate",
+        _Evaluate._parameter_constraints,
+        batch_size=batch_size,
+        limit=limit,
+        engine=engine,
+    )
+    if options and not isinstance(moderator, str):
+        raise ConfigError(
+            "Moderator options apply to a moderator given by name; "
+            f"build {moderator.name!r} with them instead."
+        )
     spec = get_spec(dataset)
     split = spec.default_split if split is None else split
     # Resolve the moderator before reading data: a typo in its name should not
     # cost a data load.
-    mod = load(moderator) if isinstance(moderator, str) else moderator
+    mod = load(moderator, **(options or {})) if isinstance(moderator, str) else moderator
     if progress:
         # Parsing the larger data sets takes seconds before the first batch runs.
         from rich.console import Console
@@ -197,20 +226,41 @@ def evaluate(
         records = load_dataset(dataset, split=split, data_dir=data_dir)
     if limit is not None:
         records = records[:limit]
-    analyses = analyze_all(
-        mod,
-        [r.text for r in records],
-        batch_size=batch_size,
-        progress=progress,
-        description=f"{mod.name} on {dataset}/{split}",
-        check_first=lambda got: [_prediction(a, spec.task, mod.name) for a in got] and None,
-    )
-    metrics = score(records, analyses, task=spec.task, moderator=mod.name)
-    return {
-        "dataset": dataset,
-        "split": split,
-        "task": spec.task,
-        "moderator": mod.name,
-        **metrics,
-        "moderator_config": mod.config(),
-    }
+
+    def check_first(got: Sequence[Analysis]) -> None:
+        # A moderator without the task's head fails on its first answers.
+        for a in got:
+            _prediction(a, spec.task, mod.name)
+
+    def report(rows: Sequence[Any], analyses: Sequence[Analysis], failed: int) -> dict[str, Any]:
+        return {
+            "dataset": dataset,
+            "split": split,
+            "task": spec.task,
+            "moderator": mod.name,
+            **score(rows, analyses, task=spec.task, moderator=mod.name),
+            "failed": failed,
+            "moderator_config": mod.config(),
+        }
+
+    try:
+        analyses = analyze_all(
+            mod,
+            [r.text for r in records],
+            store=store,
+            batch_size=batch_size,
+            engine=engine,
+            progress=progress,
+            description=f"{mod.name} on {dataset}/{split}",
+            check_first=check_first,
+        )
+    except FailedItemsError as err:
+        answered = [i for i, a in enumerate(err.analyses) if a is not None]
+        try:
+            err.report = report(
+                [records[i] for i in answered], [err.analyses[i] for i in answered], len(err.failed)
+            )
+        except DataError:  # no answered row carries a label
+            err.report = None
+        raise
+    return report(records, analyses, 0)
