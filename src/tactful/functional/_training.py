@@ -1,0 +1,384 @@
+"""Targeted training data for model 2.0 (issue 11 item 2), from the shared data only.
+
+Every builder returns :class:`tactful.datasets.Record` rows with ``split``
+``"train"`` (or ``"dev"`` for held-out templates), the label kept from its
+source, and ``meta["source"]`` naming the builder. What may be read is written
+down once, in :data:`TRAINING_SOURCES` and :data:`HELD_OUT_SOURCES`, and every
+read goes through one function that refuses anything else:
+
+* never an audit-only set (:data:`AUDIT_ONLY`: the speech-suppression views
+  ``ss_*``, Jigsaw bias, Stormfront, TweetEval, OpenAI moderation);
+* never a test split as training rows. The SemEval-2021 trial and test texts
+  are read only to drop them from the ToxicSpans rater-level posts (the same
+  rule the training mixture follows), so that the span gates stay honest.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from .. import datasets
+from .._params import Constraints, Float, Int, Nullable, OneOf, validate_params
+from ..datasets import Record
+from ..errors import ConfigError
+from ..identity import tag
+from ._fillers import FAMILIES, PERSON_NOUNS, descriptor_entries
+from ._generate import Case, generate
+from ._swap import swap_identity_terms
+from ._training_templates import TRAINING_TEMPLATES
+
+__all__ = [
+    "AUDIT_ONLY",
+    "HELD_OUT_SOURCES",
+    "THREAT_PATTERN",
+    "TRAINING_SOURCES",
+    "counterfactual_records",
+    "identity_negatives",
+    "keyword_threats",
+    "threat_template_records",
+    "toxicspans_threats",
+    "toxigen_benign",
+    "training_records",
+]
+
+DataDir = str | os.PathLike[str] | None
+
+#: Data sets that are for audits only: never read here.
+AUDIT_ONLY: tuple[str, ...] = (
+    "jigsaw_bias",
+    "openai_moderation",
+    "stormfront",
+    "tweeteval_hate",
+    "tweeteval_offensive",
+)
+
+#: (data set, split) read for training rows.
+TRAINING_SOURCES: tuple[tuple[str, str], ...] = (
+    ("davidson", "all"),
+    ("olid", "train"),
+    ("toxicspans_raters", "all"),
+    ("toxigen", "all"),
+)
+
+#: (data set, split) read only to drop their texts from the training rows.
+HELD_OUT_SOURCES: tuple[tuple[str, str], ...] = (("toxicspans", "dev"), ("toxicspans", "test"))
+
+#: A first-person (or "we") intent to do violence to someone: the rule that
+#: picks threats out of Davidson and OLID posts already labelled offensive.
+THREAT_PATTERN = re.compile(
+    r"\b(?:i'?ll|i will|i'?m (?:going to|gonna|finna|bout to|about to|coming to)"
+    r"|im (?:going to|gonna|finna|bout to|coming to)|imma|ima|i'?ma"
+    r"|i(?:'?d| would) (?:love to|like to)|i wanna|i want to"
+    r"|we(?:'?ll| will| are going to| gonna))"
+    r"\s+(?:\w+\s+){0,2}?"
+    r"(?:kill|shoot|stab|murder|beat|slap|punch|choke|smack|strangle|hang|lynch|hurt|whoop"
+    r"|shank|rape|break|burn|bury|cut|drown|torture|destroy)(?:s|ed|ing)?"
+    r"\s+(?:the\s+\w+\s+out\s+of\s+)?"
+    r"(?:you|u|ya|yo|your|ur|y'?all|him|her|them|that|this|his|every|all)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_audit_only(name: str) -> bool:
+    return name.startswith("ss_") or name in AUDIT_ONLY
+
+
+def _read(name: str, split: str, data_dir: DataDir, *, held_out: bool = False) -> list[Record]:
+    """The one place this module reads data: the policy above, then ``load_dataset``."""
+    allowed = HELD_OUT_SOURCES if held_out else TRAINING_SOURCES
+    if _is_audit_only(name) or (name, split) not in allowed:
+        raise ConfigError(
+            f"tactful.functional may not read {name!r}/{split!r} "
+            f"{'to hold out' if held_out else 'for training'}; allowed: {allowed}."
+        )
+    return datasets.load_dataset(name, split, data_dir=data_dir)
+
+
+def _held_out_texts(data_dir: DataDir) -> frozenset[str]:
+    return frozenset(
+        r.text for n, s in HELD_OUT_SOURCES for r in _read(n, s, data_dir, held_out=True)
+    )
+
+
+_NEGATIVE_LABELS = {"toxicity": 0, "insult": 0, "threat": 0, "identity_attack": 0}
+_SPLIT = OneOf(("train", "dev"))
+
+
+def _template_records(cases: Iterable[Case], split: str, source: str) -> list[Record]:
+    out = []
+    for c in cases:
+        # The training templates are harmless identity mentions or threats.
+        labels = {"toxicity": 1, "threat": 1} if c.toxic else dict(_NEGATIVE_LABELS)
+        out.append(
+            Record(
+                c.id,
+                c.text,
+                int(c.toxic),
+                split,
+                labels,
+                spans=c.targets,
+                groups=tuple(sorted(tag(c.text).groups)),
+                meta={
+                    "source": source,
+                    "functionality": c.functionality,
+                    "template_id": c.template_id,
+                },
+            )
+        )
+    return out
+
+
+_IDENTITY_CONSTRAINTS: Constraints = {
+    "split": _SPLIT,
+    "seed": Int(),
+    "max_per_template": Nullable(Int(1)),
+}
+
+
+def identity_negatives(
+    descriptors: Mapping[str, Sequence[str]],
+    *,
+    nouns: Sequence[tuple[str, str | None]] = PERSON_NOUNS,
+    split: str = "train",
+    seed: int = 0,
+    max_per_template: int | None = 400,
+) -> list[Record]:
+    """Harmless identity mentions as negatives, from the training templates.
+
+    HolisticBias descriptors × person nouns × the ``identity_holistic``
+    training templates, and the nine audit groups' identity fillers × the
+    other harmless-identity training templates (:data:`TRAINING_TEMPLATES`,
+    disjoint from the suite's).
+
+    Parameters
+    ----------
+    descriptors : mapping of str to sequence of str
+        Axis → descriptors (:func:`tactful.datasets.load_holistic_descriptors`);
+        every axis is used except ``"nonce"``; descriptors in
+        :data:`EXCLUDED_DESCRIPTORS` are left out.
+    nouns : sequence of (str, str or None), default PERSON_NOUNS
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs on a fairness measure.
+    seed : int, default=0
+    max_per_template : int or None, default=400
+
+    Returns
+    -------
+    list of Record
+        ``label`` 0, ``labels`` toxicity/insult/threat/identity_attack 0,
+        ``spans`` ``()`` (no character is toxic), ``groups`` from
+        :func:`tactful.identity.tag`.
+    """
+    p = validate_params(
+        "identity_negatives",
+        _IDENTITY_CONSTRAINTS,
+        split=split,
+        seed=seed,
+        max_per_template=max_per_template,
+    )
+    families = {
+        **FAMILIES,
+        "descriptor": descriptor_entries(
+            {a: d for a, d in descriptors.items() if a != "nonce"}, nouns
+        ),
+    }
+    templates = [
+        t
+        for t in TRAINING_TEMPLATES
+        if t.split == p["split"] and t.functionality.startswith("identity")
+    ]
+    cases = generate(templates, families, seed=p["seed"], max_per_template=p["max_per_template"])
+    return _template_records(cases, p["split"], "identity_templates")
+
+
+_THREAT_CONSTRAINTS: Constraints = {"seed": Int(), "max_per_template": Nullable(Int(1))}
+
+
+def threat_template_records(*, seed: int = 0, max_per_template: int | None = None) -> list[Record]:
+    """Threats from the training threat templates (disjoint from the suite's).
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1, ``labels`` ``{"toxicity": 1, "threat": 1}``, ``spans``
+        the threatening words (label ``"threat"``), the only toxic part of
+        the text.
+    """
+    p = validate_params(
+        "threat_template_records", _THREAT_CONSTRAINTS, seed=seed, max_per_template=max_per_template
+    )
+    templates = [t for t in TRAINING_TEMPLATES if t.functionality.startswith("threat")]
+    cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
+    return _template_records(cases, "train", "threat_templates")
+
+
+_TOXIGEN_CONSTRAINTS: Constraints = {"max_human_score": Float(1, 4, closed="left")}
+
+
+def toxigen_benign(data_dir: DataDir = None, *, max_human_score: float = 2.0) -> list[Record]:
+    """ToxiGen's benign statements about identity groups, as negatives.
+
+    ToxiGen rows with label 0 (mean human harm score < 4 of 5) whose score is
+    at most ``max_human_score``: label 0 rows between 2 and 4 include
+    stereotypes the raters half-agreed were harmful, not clear negatives.
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+    max_human_score : float in [1, 4), default=2.0
+
+    Returns
+    -------
+    list of Record
+        ``label`` 0, ``spans`` ``()``, ``groups`` from the source,
+        ``meta["toxicity_human"]`` kept.
+    """
+    p = validate_params("toxigen_benign", _TOXIGEN_CONSTRAINTS, max_human_score=max_human_score)
+    out = []
+    for r in _read("toxigen", "all", data_dir):
+        score = float(r.meta["toxicity_human"])
+        if r.label == 0 and score <= p["max_human_score"]:
+            out.append(
+                Record(
+                    f"toxigen-{r.id}",
+                    r.text,
+                    0,
+                    "train",
+                    {"toxicity": 0, "identity_attack": 0},
+                    spans=(),
+                    groups=r.groups,
+                    sub_identities=r.sub_identities,
+                    meta={"source": "toxigen_benign", "toxicity_human": score},
+                )
+            )
+    return out
+
+
+def toxicspans_threats(data_dir: DataDir = None) -> list[Record]:
+    """ToxicSpans rater-level posts with a majority ``threat`` span.
+
+    Posts whose text is in the SemEval-2021 trial or test file are left out.
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1, ``labels`` ``{"toxicity": 1, "threat": 1}``, ``spans``
+        every majority span of the post (all types), ``id`` the comment id.
+    """
+    held_out = _held_out_texts(data_dir)
+    out = []
+    for r in _read("toxicspans_raters", "all", data_dir):
+        if r.text in held_out or not any(s.label == "threat" for s in r.spans or ()):
+            continue
+        out.append(
+            Record(
+                f"toxicspans-{r.id}",
+                r.text,
+                1,
+                "train",
+                {"toxicity": 1, "threat": 1},
+                spans=r.spans,
+                meta={"source": "toxicspans_threats"},
+            )
+        )
+    return out
+
+
+def keyword_threats(data_dir: DataDir = None) -> list[Record]:
+    """Davidson and OLID posts labelled offensive that state an intent to do violence.
+
+    Picked by :data:`THREAT_PATTERN` among the posts their source labels
+    offensive or hateful (Davidson classes 0–1, OLID ``OFF``): a weak label,
+    so spans are unknown (``None``); ``meta["threat_match"]`` holds the
+    ``[start, end]`` of the words that matched.
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1, ``labels`` ``{"toxicity": 1, "threat": 1}``.
+    """
+    out = []
+    for name, split in (("davidson", "all"), ("olid", "train")):
+        for r in _read(name, split, data_dir):
+            m = THREAT_PATTERN.search(r.text) if r.label == 1 else None
+            if m is None:
+                continue
+            out.append(
+                Record(
+                    f"{name}-{r.id}",
+                    r.text,
+                    1,
+                    "train",
+                    {"toxicity": 1, "threat": 1},
+                    meta={"source": f"{name}_threats", "threat_match": [m.start(), m.end()]},
+                )
+            )
+    return out
+
+
+def counterfactual_records(records: Iterable[Record], *, seed: int = 0) -> list[Record]:
+    """Counterfactual copies of ``records`` with identity terms swapped, label kept.
+
+    Each record with a swappable term (:func:`swap_identity_terms`) gives one
+    copy: ``id`` + ``"-cf"``, the new text, the same ``label`` and ``labels``,
+    its spans moved to the new text, ``groups`` re-tagged, ``meta`` with
+    ``counterfactual_of`` (the original id) and ``swaps``.
+
+    Examples
+    --------
+    >>> [r] = counterfactual_records([Record("a", "Muslim men are great", 0, "train")])
+    >>> r.text, r.label, r.meta["counterfactual_of"]
+    ('Christian women are great', 0, 'a')
+    """
+    out = []
+    for r in records:
+        swapped = swap_identity_terms(r.text, r.spans or (), seed=seed)
+        if swapped is None:
+            continue
+        out.append(
+            Record(
+                f"{r.id}-cf",
+                swapped.text,
+                r.label,
+                r.split,
+                dict(r.labels),
+                spans=None if r.spans is None else swapped.spans,
+                groups=tuple(sorted(tag(swapped.text).groups)),
+                meta={
+                    **dict(r.meta),
+                    "counterfactual_of": r.id,
+                    "swaps": [list(s) for s in swapped.swaps],
+                },
+            )
+        )
+    return out
+
+
+def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]:
+    """Every targeted training row of issue 11 item 2 (split ``"train"`` only).
+
+    Harmless identity negatives (:func:`identity_negatives` with the data
+    folder's HolisticBias descriptors, :func:`toxigen_benign`), threats
+    (:func:`toxicspans_threats`, :func:`keyword_threats`,
+    :func:`threat_template_records`) and counterfactual copies
+    (:func:`counterfactual_records`) of the rows taken from data sets (the
+    template rows already cover every group).
+
+    Returns
+    -------
+    list of Record
+        Ids are unique; ``meta["source"]`` says where each row came from.
+    """
+    taken: list[Record] = [
+        *toxigen_benign(data_dir),
+        *toxicspans_threats(data_dir),
+        *keyword_threats(data_dir),
+    ]
+    return [
+        *identity_negatives(datasets.load_holistic_descriptors(data_dir), seed=seed),
+        *threat_template_records(seed=seed),
+        *taken,
+        *counterfactual_records(taken, seed=seed),
+    ]

@@ -1,0 +1,74 @@
+"""Templates for TRAINING data (issue 11 item 2), disjoint from the suite's.
+
+Split ``"train"``: for the training mixture. Split ``"dev"``: held out from
+training, for choosing runs and operating points on a dev fairness measure
+(suppression on harmless identity texts) that is neither the suite nor an audit
+set. Written for tactful; none is copied from a published suite.
+"""
+
+from __future__ import annotations
+
+from ._templates import Template
+
+__all__ = ["TRAINING_TEMPLATES"]
+
+
+def _t(
+    tid: str, functionality: str, text: str, split: str = "train", span_label: str | None = None
+) -> Template:
+    return Template(tid, functionality, text, split, span_label)
+
+
+#: The training templates (splits ``"train"`` and ``"dev"``).
+TRAINING_TEMPLATES: tuple[Template, ...] = (
+    # -- harmless identity mentions, the nine audit groups --------------------------------
+    _t("tr-ids01", "identity_self_description", "Speaking as {person}, I think the new park is great."),
+    _t("tr-ids02", "identity_self_description", "Hello everyone, I am {person} and this is my first post here."),
+    _t("tr-ids03", "identity_self_description", "I grew up as {person} in a small town by the sea."),
+    _t("tr-idp01", "identity_positive", "{identities} have given so much to this city."),
+    _t("tr-idp02", "identity_positive", "The {identity} volunteers at the food bank were amazing this year."),
+    _t("tr-idp03", "identity_positive", "Huge thanks to all the {identities} who helped clean up the river."),
+    _t("tr-idn01", "identity_neutral", "The census counts {identities} separately in this district."),
+    _t("tr-idn02", "identity_neutral", "My dentist is {person}."),
+    _t("tr-idn03", "identity_neutral", "The documentary follows {person} through one ordinary week."),
+    _t("tr-idn04", "identity_neutral", "Several {identity} families live on our street."),
+    _t("tr-idq01", "identity_question", "Are there any {identity} writers you would recommend?"),
+    _t("tr-idq02", "identity_question", "What do {identities} in your country usually eat for breakfast?"),
+    _t("tr-idq03", "identity_question", "Could {person} join the chess club at our library?"),
+    _t("dv-ids01", "identity_self_description", "Quick intro: I'm {person} and I work in logistics.", "dev"),
+    _t("dv-idp01", "identity_positive", "I learned a lot from the {identity} speakers at the conference.", "dev"),
+    _t("dv-idn01", "identity_neutral", "The bakery on the corner is run by {person}.", "dev"),
+    _t("dv-idq01", "identity_question", "Which museums tell the history of {identities} well?", "dev"),
+    # -- harmless identity mentions, HolisticBias descriptors ------------------------------
+    _t("tr-idh01", "identity_holistic", "Hello everyone, I'm {a_descriptor} {noun} and this is my first post."),
+    _t("tr-idh02", "identity_holistic", "My sister married {a_descriptor} {noun} last spring."),
+    _t("tr-idh03", "identity_holistic", "The podcast guest was {a_descriptor} {noun} who talked about gardening."),
+    _t("tr-idh04", "identity_holistic", "Can you recommend a novel with {a_descriptor} {noun} as the main character?"),
+    _t("tr-idh05", "identity_holistic", "{a_descriptor} {noun} helped me carry my groceries today."),
+    _t("tr-idh06", "identity_holistic", "We welcomed {a_descriptor} {noun} to our book club."),
+    _t("tr-idh07", "identity_holistic", "As {a_descriptor} {noun}, I enjoy cooking for my friends."),
+    _t("tr-idh08", "identity_holistic", "There's {a_descriptor} {noun} in my yoga class who always makes everyone laugh."),
+    _t("tr-idh09", "identity_holistic", "My favorite teacher growing up was {a_descriptor} {noun}."),
+    _t("tr-idh10", "identity_holistic", "What are good hobbies for {a_descriptor} {noun}?"),
+    _t("tr-idh11", "identity_holistic", "The city council elected {a_descriptor} {noun} as its new chair."),
+    _t("tr-idh12", "identity_holistic", "I had a long chat with {a_descriptor} {noun} on the train."),
+    _t("dv-idh01", "identity_holistic", "The best mechanic in town is {a_descriptor} {noun}.", "dev"),
+    _t("dv-idh02", "identity_holistic", "Would {a_descriptor} {noun} enjoy a trip to the mountains?", "dev"),
+    _t("dv-idh03", "identity_holistic", "I sat next to {a_descriptor} {noun} at the wedding.", "dev"),
+    _t("dv-idh04", "identity_holistic", "{a_descriptor} {noun} opened a bakery on my street.", "dev"),
+    # -- threats -------------------------------------------------------------------------------
+    _t("tr-thd01", "threat_direct", "I swear I'll ⟦{threat} you⟧ if you show your face here again.", span_label="threat"),
+    _t("tr-thd02", "threat_direct", "You'd better hide, because I'm coming to ⟦{threat} you⟧.", span_label="threat"),
+    _t("tr-thd03", "threat_direct", "Say that one more time and I will ⟦{threat} you⟧.", span_label="threat"),
+    _t("tr-thd04", "threat_direct", "Watch your back, {name}. I'm going to ⟦{threat} you⟧.", span_label="threat"),
+    _t("tr-thd05", "threat_direct", "One day soon I will ⟦{threat} you⟧ in your sleep.", span_label="threat"),
+    _t("tr-thd06", "threat_direct", "Don't think I won't ⟦{threat} you⟧, {name}.", span_label="threat"),
+    _t("tr-thd07", "threat_direct", "I'll wait outside your work and ⟦{threat} you⟧ when you leave.", span_label="threat"),
+    _t("tr-thd08", "threat_direct", "We are going to ⟦{threat} you⟧ and your friends.", span_label="threat"),
+    _t("tr-thi01", "threat_indirect", "⟦We know which school your kids go to⟧, {name}.", span_label="threat"),
+    _t("tr-thi02", "threat_indirect", "⟦Accidents happen to people who talk too much⟧, {name}.", span_label="threat"),
+    _t("tr-thi03", "threat_indirect", "⟦Your {possession} burns easily⟧, remember that.", span_label="threat"),
+    _t("tr-thi04", "threat_indirect", "⟦Sleep with one eye open tonight⟧, {name}.", span_label="threat"),
+    _t("tr-thi05", "threat_indirect", "⟦You won't see the end of this week⟧ if you keep this up.", span_label="threat"),
+    _t("tr-thi06", "threat_indirect", "⟦I've been watching your {possession} every night⟧. See you soon.", span_label="threat"),
+)  # fmt: skip
