@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import time
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,8 @@ import pytest
 from tactful import Analysis, audit
 from tactful.audit.metrics import (
     OPENAI_FLAG_THRESHOLDS,
+    WORST_FLAG_FIELDS,
+    WORST_SCORE_FIELDS,
     fpr,
     max_category_score,
     normalize_by_thresholds,
@@ -19,7 +21,7 @@ from tactful.audit.metrics import (
     suppression_table,
     worst_group,
 )
-from tactful.errors import ConfigError, UnknownNameError
+from tactful.errors import PARAM_MESSAGE, ConfigError, UnknownNameError
 from tactful.identity import GROUPS, parse_paper_groups
 
 NAMES = ["women", "men", "lgbt", "straight"]
@@ -195,8 +197,27 @@ def test_interval_ignores_resamples_where_a_tiny_group_vanishes():
         ({"groups": [{"martians"}, set()]}, UnknownNameError, "Unknown identity group 'martians'"),
         ({"groups": ["women", "men"]}, ConfigError, "got the str 'women' at position 0"),
         ({"groups": [set()]}, ConfigError, r"same length\. Got y_true=2, y_pred=2, groups=1"),
-        ({"n_resamples": -1}, ConfigError, "'n_resamples' parameter must be an int >= 0"),
-        ({"confidence": 1.5}, ConfigError, r"'confidence' parameter must be a float in \(0, 1\)"),
+        (
+            {"n_resamples": -1},
+            ConfigError,
+            re.escape(
+                PARAM_MESSAGE.format(
+                    name="n_resamples", owner="suppression_table", rule="an int >= 0", value=-1
+                )
+            ),
+        ),
+        (
+            {"confidence": 1.5},
+            ConfigError,
+            re.escape(
+                PARAM_MESSAGE.format(
+                    name="confidence",
+                    owner="suppression_table",
+                    rule="a float in (0, 1)",
+                    value=1.5,
+                )
+            ),
+        ),
         ({"group_names": ["women", "women"]}, ConfigError, "duplicates"),
     ],
 )
@@ -338,11 +359,15 @@ def test_worst_group_flags_scores_ties_and_empty():
     table = suppression_table(Y_TRUE, Y_PRED, GROUPS_OF, group_names=NAMES, n_resamples=0)
     assert worst_group(table) == {
         "group": "women",
-        "value": pytest.approx(4 / 3),
-        "n_fp": 2,
+        "ratio": pytest.approx(4 / 3),
+        "ratio_low": None,
+        "ratio_high": None,
         "n_tn": 4,
+        "n_fp": 2,
+        "i_fpr": 0.5,
     }
-    assert worst_group(table, "i_fpr") == {"group": "women", "value": 0.5, "n_fp": 2, "n_tn": 4}
+    assert tuple(worst_group(table)) == WORST_FLAG_FIELDS
+    assert worst_group(table, "i_fpr")["group"] == "women"
     tie = suppression_table(
         [0, 0, 0, 0],
         [1, 0, 1, 0],
@@ -354,14 +379,29 @@ def test_worst_group_flags_scores_ties_and_empty():
     scores = score_suppression_table(S_TRUE, S_SCORES, S_GROUPS, group_names=NAMES, n_resamples=0)
     assert worst_group(scores) == {
         "group": "women",
-        "value": pytest.approx(0.5 / 0.35),
-        "n_fp": None,
+        "ratio": pytest.approx(0.5 / 0.35),
+        "ratio_low": None,
+        "ratio_high": None,
         "n_tn": 4,
+        "i_median": 0.5,
     }
+    assert tuple(worst_group(scores)) == WORST_SCORE_FIELDS
     empty = suppression_table([1], [1], [set()], group_names=["women"], n_resamples=0)
-    assert worst_group(empty) == {"group": None, "value": None, "n_fp": None, "n_tn": None}
+    assert worst_group(empty) is None  # no group has a ratio: there is no worst group
     with pytest.raises(ConfigError, match="no 'nope' column"):
         worst_group(table, "nope")
+
+
+def test_worst_group_carries_the_interval():
+    y_true = [0] * 40 + [1] * 10
+    y_pred = [1, 0, 0, 0] * 10 + [1] * 10
+    groups = [{"women"} if i % 2 else set() for i in range(50)]
+    table = suppression_table(y_true, y_pred, groups, group_names=["women"], n_resamples=200)
+    worst = worst_group(table)
+    row = table.iloc[0]
+    assert worst is not None
+    assert (worst["ratio_low"], worst["ratio_high"]) == (row.ratio_low, row.ratio_high)
+    assert isinstance(worst["n_tn"], int) and isinstance(worst["ratio_low"], float)
 
 
 def test_public_surface():
@@ -383,21 +423,19 @@ def test_public_surface():
 # --------------------------------------------------------------------------- speed
 
 
-def test_bootstrap_of_60k_rows_is_fast():
+def test_bootstrap_of_60k_rows():
+    # Speed is measured by bench scripts, not asserted here: this checks that a table
+    # of the audit's size has an interval for every group.
     rng = np.random.default_rng(0)
     n = 60_560
     y_true = (rng.random(n) < 0.1).astype(int)
     y_pred = (rng.random(n) < 0.2).astype(int)
     scores = rng.random(n)
     groups = [frozenset(g for g in GROUPS if rng.random() < 0.15) for _ in range(n)]
-    start = time.perf_counter()
-    flags = suppression_table(y_true, y_pred, groups)
-    middle = time.perf_counter()
-    medians = score_suppression_table(y_true, scores, groups)
-    end = time.perf_counter()
+    flags = suppression_table(y_true, y_pred, groups, n_resamples=200)
+    medians = score_suppression_table(y_true, scores, groups, n_resamples=200)
     assert flags["ratio_low"].notna().all() and medians["ratio_low"].notna().all()
-    # measured 0.15 s and 2.4 s on 2 busy cores; a per-resample Python loop over rows takes minutes
-    assert middle - start < 5 and end - middle < 20
+    assert (flags["ratio_low"] <= flags["ratio_high"]).all()
 
 
 # --------------------------------------------------------------------------- the paper's tables

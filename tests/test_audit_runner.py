@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 import tactful.datasets
 from tactful import Analysis
-from tactful.audit import _runner
-from tactful.audit._runner import build_audit_sets, run_audit
-from tactful.store import ResultStore
+from tactful.audit import build_audit_sets, run_audit
+from tactful.audit._sets import audit_views, resolve_datasets
 from tactful.datasets import Record
-from tactful.errors import DataError, MissingDataError, UnknownNameError
+from tactful.errors import PARAM_MESSAGE, DataError, MissingDataError, UnknownNameError
+from tactful.store import ResultStore
 
 
 def _a_slur() -> str:
@@ -207,12 +207,12 @@ def test_audit_sets_labels_groups_and_sources(fake_data, tmp_path: Path):
 
 def test_unknown_data_set_name_lists_the_known_ones():
     with pytest.raises(UnknownNameError) as info:
-        _runner._resolve_datasets("traditional,bogus")
+        resolve_datasets("traditional,bogus")
     assert str(info.value) == (
         "[T011] Unknown audit data set 'bogus'. Known audit data sets: genai, ss_jigsaw_bias, "
         "ss_openai, ss_stormfront, ss_tweeteval_hate, ss_tweeteval_offensive, traditional, tv_synopses."
     )
-    assert _runner._resolve_datasets(["tv_synopses", "ss_stormfront"]) == [
+    assert resolve_datasets(["tv_synopses", "ss_stormfront"]) == [
         ("traditional", "ss_stormfront"),
         ("genai", "tv_synopses"),
     ]
@@ -393,10 +393,16 @@ def test_crashed_run_resumes_without_recomputing(fake_data, tmp_path: Path):
 def test_bad_parameters_are_config_errors(tmp_path: Path):
     from tactful.errors import ConfigError
 
-    with pytest.raises(
-        ConfigError, match="'n_resamples' parameter of run_audit must be an int >= 1. Got 0"
-    ):
+    with pytest.raises(ConfigError) as info:
         run_audit([FlagWord()], out=tmp_path, n_resamples=0)
+    assert str(info.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="n_resamples", owner="run_audit", rule="an int >= 1", value=0
+    )
+    with pytest.raises(ConfigError) as info:
+        run_audit([FlagWord()], out=tmp_path, engine="spark")
+    assert str(info.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="engine", owner="run_audit", rule="one of 'local', 'ray'", value="spark"
+    )
     with pytest.raises(ConfigError, match="must name at least one moderator"):
         run_audit([], out=tmp_path)
     with pytest.raises(UnknownNameError, match="Unknown moderator 'nope'"):
@@ -464,7 +470,11 @@ def test_small_real_audit(data_dir: Path, tmp_path: Path):
         "ss_tweeteval_hate": "tagger",
         "ss_tweeteval_offensive": "tagger",
         "ss_openai": "paper tags",
-        **{f"ss_openai/{c}": "paper tags" for c in _runner.OPENAI_CATEGORIES},
+        **{
+            v.set_id("ss_openai"): "paper tags"
+            for v in audit_views("ss_openai").views
+            if not v.primary
+        },
         "tv_synopses/pg_ok": "show tags",
         "tv_synopses/pg13_ok": "show tags",
     }

@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tactful.audit._report import (
-    ratio_figure_svg,
-    render_html,
-    render_markdown,
-    report_json,
-    write_reports,
-)
+from tactful.audit import load_report, render_html, render_markdown, report_json, write_reports
+from tactful.audit._report import ratio_figure_svg
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -292,6 +288,48 @@ def test_write_reports_writes_three_files(tmp_path: Path):
         for fid in ("fig-traditional", "fig-traditional-score", "fig-genai", "fig-genai-score")
         if f'id="{fid}"' in html
     ] == ["fig-traditional", "fig-traditional-score", "fig-genai", "fig-genai-score"]
+    # A saved report renders again, alone.
+    assert render_markdown(load_report(paths["json"])) == render_markdown(report)
+
+
+def _figure_ids(html: str) -> list[str]:
+    return re.findall(r'<figure class="ratio-plot" id="([^"]+)">', html)
+
+
+def test_a_plot_with_nothing_to_draw_is_left_out(tmp_path: Path):
+    report = hand_made_report()
+    # The lexicon's scores give no ratio anywhere (a median score of 0), like the real lexicon.
+    for p in report["families"]:
+        if p["moderator"] == "lexicon":
+            for g in p["score"]["groups"]:
+                g.update(ratio=None, ratio_low=None, ratio_high=None)
+            p["score"]["worst"] = None
+    html = write_reports(report, tmp_path)["html"].read_text(encoding="utf-8")
+    # random has no scores at all, lexicon none to draw: no score figure is left.
+    assert _figure_ids(html) == ["fig-traditional", "fig-genai"]
+    assert "-score" not in "".join(_figure_ids(html))
+
+    # With a second moderator that has score ratios, the figure is back without the lexicon.
+    report = hand_made_report()
+    extra = json.loads(json.dumps([p for p in report["families"] if p["moderator"] == "lexicon"]))
+    for p in report["families"]:
+        if p["moderator"] == "lexicon":
+            for g in p["score"]["groups"]:
+                g.update(ratio=None, ratio_low=None, ratio_high=None)
+    for p in extra:
+        p["moderator"] = "builtin"
+    report["families"] += extra
+    report["moderators"].append({**report["moderators"][0], "label": "builtin", "name": "builtin"})
+    html = write_reports(report, tmp_path)["html"].read_text(encoding="utf-8")
+    assert _figure_ids(html) == [
+        "fig-traditional",
+        "fig-traditional-score",
+        "fig-genai",
+        "fig-genai-score",
+    ]
+    assert "not drawn, no ratio defined: lexicon" in html
+    score_svg = html.split('id="fig-genai-score">')[1].split("</svg>")[0]
+    assert ">builtin<" in score_svg and ">lexicon" not in score_svg
 
 
 # --------------------------------------------------------------------------- the browser
@@ -308,7 +346,7 @@ def _real_report(out: Path) -> dict[str, Any] | None:
     """A small real audit (random + lexicon, 150 rows per data set), or None without data."""
     if not (_data_dir() / "speech_suppression").is_dir():
         return None
-    from tactful.audit._runner import run_audit
+    from tactful.audit import run_audit
 
     return run_audit(
         ["lexicon", "random"],
@@ -344,7 +382,13 @@ def test_report_opens_in_chromium_with_figures(tmp_path: Path):
     expected_ids = []
     for f in families:
         expected_ids.append(f"fig-{f}")
-        if any(p["score"] is not None for p in report["families"] if p["family"] == f):
+        # A score figure only where some moderator has a score ratio to draw.
+        if any(
+            g["ratio"] is not None
+            for p in report["families"]
+            if p["family"] == f and p["score"] is not None
+            for g in p["score"]["groups"]
+        ):
             expected_ids.append(f"fig-{f}-score")
 
     problems: list[str] = []

@@ -2,8 +2,11 @@
 
 Metrics (:mod:`tactful.audit.metrics`) and regressions (:mod:`tactful.audit.regression`)
 are pure functions over arrays; see their module docstrings for the formulas.
-:func:`run_audit` runs moderators over the audit data sets through a
-:class:`ResultStore` and writes the reports (:func:`write_reports`).
+:func:`run_audit` runs moderators over the audit views of the data sets
+(:func:`tactful.datasets.audit_views`) through the result store and returns an
+:class:`AuditReport`, which :func:`write_reports` writes as ``report.json``,
+``report.md`` and a self-contained ``report.html``; ``tactful audit``
+(:func:`audit_command`) is the same from the command line.
 """
 
 from importlib import import_module
@@ -12,24 +15,27 @@ from typing import Any
 # Names are imported on first use (PEP 562): `tactful.cli` imports this package to
 # register `tactful audit`, and statsmodels/pandas must not load for `tactful check`.
 _WHERE = {
-    "write_reports": "._report",
-    "AUDIT_FAMILIES": "._runner",
-    "AuditSet": "._runner",
-    "build_audit_sets": "._runner",
-    "run_audit": "._runner",
-    "ResultStore": "..store",
-    "moderator_key": "..store",
-    "text_sha256": "..store",
+    "AUDIT_FAILED_MESSAGE": "._runner",
+    "AuditReport": "._schema",
+    "AuditSet": "._sets",
     "OPENAI_FLAG_THRESHOLDS": ".metrics",
+    "audit_command": "._cli",
+    "build_audit_sets": "._sets",
+    "flag_regression": ".regression",
     "fpr": ".metrics",
+    "load_report": "._schema",
     "max_category_score": ".metrics",
     "normalize_by_thresholds": ".metrics",
+    "regression_frame": ".regression",
+    "render_html": "._report",
+    "render_markdown": "._report",
+    "report_json": "._schema",
+    "run_audit": "._runner",
+    "score_regression": ".regression",
     "score_suppression_table": ".metrics",
     "suppression_table": ".metrics",
     "worst_group": ".metrics",
-    "flag_regression": ".regression",
-    "regression_frame": ".regression",
-    "score_regression": ".regression",
+    "write_reports": "._report",
 }
 
 
@@ -48,22 +54,25 @@ def __dir__() -> list[str]:
 
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
-    "AUDIT_FAMILIES",
+    "AUDIT_FAILED_MESSAGE",
+    "AuditReport",
     "AuditSet",
     "OPENAI_FLAG_THRESHOLDS",
-    "ResultStore",
+    "audit_command",
     "build_audit_sets",
     "flag_regression",
     "fpr",
+    "load_report",
     "max_category_score",
-    "moderator_key",
     "normalize_by_thresholds",
     "regression_frame",
+    "render_html",
+    "render_markdown",
+    "report_json",
     "run_audit",
     "score_regression",
     "score_suppression_table",
     "suppression_table",
-    "text_sha256",
     "worst_group",
     "write_reports",
 ]

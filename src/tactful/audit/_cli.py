@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -66,13 +66,34 @@ def audit_command(
             show_default=False,
         ),
     ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            "-O",
+            metavar="KEY=VALUE",
+            help="Moderator option, repeatable; VALUE is read as JSON when it parses. "
+            "With several -m: NAME.KEY=VALUE.",
+            show_default=False,
+        ),
+    ] = None,
+    engine: Annotated[
+        Literal["local", "ray"],
+        typer.Option(
+            "--engine",
+            help="Where the moderators run: local, or ray (the scale extra).",
+        ),
+    ] = "local",
 ) -> None:
     """Audit moderators for identity-related speech suppression (Anigboro et al., 2024).
 
     Runs every moderator over every audit data set, keeps each answer in the
     result store, and writes report.json, report.md and a self-contained
-    report.html into OUT.
+    report.html into OUT. Texts that fail with a moderator even when asked
+    alone are counted per moderator in one error line (exit 4): no report is
+    written, and a re-run asks only for them.
     """
+    from .._options import parse_options
     from ._runner import run_audit
 
     report = run_audit(
@@ -84,6 +105,8 @@ def audit_command(
         n_resamples=n_resamples,
         limit=limit,
         progress=True,
+        engine=engine,
+        options=parse_options(option or [], moderator),
     )
     # Piped output has no terminal width; 120 columns keep group names whole.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
@@ -93,16 +116,19 @@ def audit_command(
             col, justify="left" if col in ("moderator", "family", "group") else "right"
         )
 
-    def cell(w: dict | None, counts: bool) -> tuple[str, ...]:
-        if not w:
-            return ("—", "—", "—") if counts else ("—", "—")
-        head = (f"{w['ratio']:.2f}", str(w["group"]))
-        return (*head, f"{w.get('n_fp')}/{w.get('n_tn')}") if counts else head
-
     for s in report["summary"]:
         fpr = "—" if s["fpr"] is None else f"{s['fpr']:.3f}"
+        flag, score = s["flag"], s["score"]
         table.add_row(
-            s["moderator"], s["family"], fpr, *cell(s["flag"], True), *cell(s["score"], False)
+            s["moderator"],
+            s["family"],
+            fpr,
+            *(
+                (f"{flag['ratio']:.2f}", flag["group"], f"{flag['n_fp']}/{flag['n_tn']}")
+                if flag
+                else ("—", "—", "—")
+            ),
+            *((f"{score['ratio']:.2f}", score["group"]) if score else ("—", "—")),
         )
     console.print(table)
     for s in report["skipped"]:

@@ -20,16 +20,37 @@ The views follow the paper (Anigboro et al., 2024):
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
-__all__ = ["ratio_figure_svg", "render_html", "render_markdown", "write_reports"]
+from ..store import ResultStore, code_fingerprint, memo
+from ._schema import (
+    AuditReport,
+    Evaluation,
+    FlagTable,
+    FlagWorst,
+    ScoreTable,
+    ScoreWorst,
+    Term,
+    report_json,
+)
+
+__all__ = [
+    "FigureData",
+    "FigureSeries",
+    "ratio_figure_svg",
+    "render_html",
+    "render_markdown",
+    "report_json",
+    "write_reports",
+]
+
+Kind = Literal["flag", "score"]
 
 # Colour-blind-safe palette (Okabe & Ito), one colour per moderator in report order.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -83,23 +104,12 @@ def _ci(low: Any, high: Any, fmt: str = ".2f") -> str:
     return f"[{low:{fmt}}, {high:{fmt}}]"
 
 
-def _ratio(w: dict[str, Any] | None, kind: str) -> tuple[str, str, str, str]:
-    """(ratio, CI, group, counts) of a worst-group dict."""
+def _ratio(w: FlagWorst | ScoreWorst | None, kind: Kind) -> tuple[str, str, str, str]:
+    """(ratio, CI, group, counts) of a worst group."""
     if not w:
         return ("–", "–", "–", "–")
-    counts = (
-        f"{_num(w.get('n_fp'))} / {_num(w.get('n_tn'))}" if kind == "flag" else _num(w.get("n_tn"))
-    )
-    return (
-        _num(w["ratio"], 2),
-        _ci(w.get("ratio_low"), w.get("ratio_high")),
-        str(w["group"]),
-        counts,
-    )
-
-
-def _by(rows: Sequence[dict[str, Any]], **match: Any) -> list[dict[str, Any]]:
-    return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    counts = f"{_num(w.get('n_fp'))} / {_num(w['n_tn'])}" if kind == "flag" else _num(w["n_tn"])
+    return (_num(w["ratio"], 2), _ci(w["ratio_low"], w["ratio_high"]), str(w["group"]), counts)
 
 
 # --------------------------------------------------------------------------- table model
@@ -169,20 +179,24 @@ class _Table:
         return "\n".join(out)
 
 
-def _summary_table(report: dict[str, Any]) -> _Table:
+#: Worst-group columns of a table row: the group's ratio, its CI, the group, its counts.
+_WORST_HEADER = {
+    "flag": ("ratio", "95% CI", "group", "#FP / #TN"),
+    "score": ("ratio", "95% CI", "group", "#TN"),
+}
+
+
+def _summary_table(report: AuditReport) -> _Table:
+    flag, score = _WORST_HEADER["flag"], _WORST_HEADER["score"]
     t = _Table(
         [
             "moderator",
             "family",
             "FPR",
-            "flag ratio",
-            "95% CI",
-            "group",
-            "#FP / #TN",
-            "score ratio",
-            "95% CI",
-            "group",
-            "#TN",
+            f"flag {flag[0]}",
+            *flag[1:],
+            f"score {score[0]}",
+            *score[1:],
         ],
         left=2,
     )
@@ -199,7 +213,7 @@ def _summary_table(report: dict[str, Any]) -> _Table:
     return t
 
 
-def _datasets_table(report: dict[str, Any]) -> _Table:
+def _datasets_table(report: AuditReport) -> _Table:
     groups = report["groups"]
     t = _Table(
         [
@@ -232,87 +246,66 @@ def _datasets_table(report: dict[str, Any]) -> _Table:
     return t
 
 
-def _per_set_table(report: dict[str, Any], set_id: str) -> _Table:
-    t = _Table(
-        [
-            "moderator",
-            "FPR",
-            "worst group (flag)",
-            "ratio",
-            "95% CI",
-            "#FP / #TN",
-            "worst group (score)",
-            "ratio",
-            "95% CI",
-            "#TN",
-        ],
-        left=1,
-    )
-    for r in _by(report["results"], set=set_id):
+def _per_set_table(report: AuditReport, set_id: str) -> _Table:
+    header = ["moderator", "FPR"]
+    for kind in ("flag", "score"):
+        ratio, ci, _, counts = _WORST_HEADER[kind]
+        header += [f"worst group ({kind})", ratio, ci, counts]
+    t = _Table(header, left=1)
+    for r in report["results"]:
+        if r["set"] != set_id:
+            continue
         f = _ratio(r["flag"]["worst"], "flag")
         s = _ratio(r["score"]["worst"] if r["score"] else None, "score")
         t.add([r["moderator"], _num(r["fpr"]), f[2], f[0], f[1], f[3], s[2], s[0], s[1], s[3]])
     return t
 
 
-def _per_group_table(block: dict[str, Any], kind: str) -> _Table:
+#: Per-group table columns after "group": (header, row key) per kind; then ratio and CI.
+_GROUP_COLUMNS: dict[Kind, tuple[tuple[str, str], ...]] = {
+    "flag": (("n", "n"), ("#TN", "n_tn"), ("#FP", "n_fp"), ("i-FPR", "i_fpr"), ("FPR", "fpr")),
+    "score": (("n", "n"), ("#TN", "n_tn"), ("i-median", "i_median"), ("median", "median")),
+}
+
+
+def _per_group_table(part: FlagTable | ScoreTable, kind: Kind) -> _Table:
     """Tables 13–14: one row per group for one moderator and one set or family."""
-    part = block[kind]
-    if kind == "flag":
-        t = _Table(["group", "n", "#TN", "#FP", "i-FPR", "FPR", "ratio", "95% CI"])
-    else:
-        t = _Table(["group", "n", "#TN", "i-median", "median", "ratio", "95% CI"])
-    worst = (part.get("worst") or {}).get("group")
-    for g in part["groups"]:
-        css = "worst" if g["group"] == worst else ""
-        if kind == "flag":
-            t.add(
-                [
-                    g["group"],
-                    _num(g.get("n")),
-                    _num(g.get("n_tn")),
-                    _num(g.get("n_fp")),
-                    _num(g.get("i_fpr")),
-                    _num(g.get("fpr")),
-                    _num(g.get("ratio"), 2),
-                    _ci(g.get("ratio_low"), g.get("ratio_high")),
-                ],
-                css,
-            )
-        else:
-            t.add(
-                [
-                    g["group"],
-                    _num(g.get("n")),
-                    _num(g.get("n_tn")),
-                    _num(g.get("i_median")),
-                    _num(g.get("median")),
-                    _num(g.get("ratio"), 2),
-                    _ci(g.get("ratio_low"), g.get("ratio_high")),
-                ],
-                css,
-            )
+    columns = _GROUP_COLUMNS[kind]
+    t = _Table(["group", *(h for h, _ in columns), "ratio", "95% CI"])
+    worst = (part["worst"] or {}).get("group")
+    rows: Sequence[Mapping[str, Any]] = part["groups"]
+    for g in rows:
+        t.add(
+            [
+                g["group"],
+                *(_num(g.get(key)) for _, key in columns),
+                _num(g.get("ratio"), 2),
+                _ci(g.get("ratio_low"), g.get("ratio_high")),
+            ],
+            "worst" if g["group"] == worst else "",
+        )
     return t
 
 
-def _regression_table(terms: list[dict[str, Any]]) -> _Table:
+def _regression_table(terms: Sequence[Term]) -> _Table:
     stat = next((k for k in ("z", "t", "stat") if terms and k in terms[0]), "stat")
     t = _Table(["term", "coef", "std err", stat, "p", "95% CI"])
     for r in terms:
+        row: Mapping[str, Any] = r
         t.add(
             [
-                r.get("term", "?"),
-                _num(r.get("coef")),
-                _num(r.get("std_err")),
-                _num(r.get(stat), 2),
-                _num(r.get("p_value")),
-                _ci(r.get("ci_low"), r.get("ci_high"), ".3g"),
+                r["term"],
+                _num(r["coef"]),
+                _num(r["std_err"]),
+                _num(row.get(stat), 2),
+                _num(r["p_value"]),
+                _ci(r["ci_low"], r["ci_high"], ".3g"),
             ]
         )
     return t
 
 
-def _agreement_table(rows: list[dict[str, Any]]) -> _Table:
+def _agreement_table(rows: Sequence[Mapping[str, Any]]) -> _Table:
     cols = [c for c in (rows[0] if rows else {}) if c != "group"]
     t = _Table(["group", *cols])
     for r in rows:
@@ -323,37 +316,66 @@ def _agreement_table(rows: list[dict[str, Any]]) -> _Table:
 # --------------------------------------------------------------------------- figures
 
 
-def _figure_data(report: dict[str, Any], family: str, kind: str) -> dict[str, Any] | None:
-    """Per-moderator per-group ratios with CIs for one family, or None when there are none."""
-    series = []
+class FigureSeries(TypedDict):
+    """One moderator's bars: a ratio (None = no bar) and CI per group."""
+
+    label: str
+    color: str
+    ratio: list[float | None]
+    low: list[float | None]
+    high: list[float | None]
+
+
+class FigureData(TypedDict):
+    """What :func:`ratio_figure_svg` draws."""
+
+    title: str
+    groups: list[str]
+    series: list[FigureSeries]
+
+
+def _figure_data(report: AuditReport, family: str, kind: Kind) -> tuple[FigureData, list[str]]:
+    """Per-moderator per-group ratios with CIs for one family, and the moderators left out.
+
+    A moderator is left out when it has nothing to draw: no scores (score figure),
+    or no group with a ratio (e.g. a median score of 0, as the lexicon gives).
+    """
+    series: list[FigureSeries] = []
+    left_out: list[str] = []
+    groups = report["groups"]
     for i, m in enumerate(report["moderators"]):
-        rows = _by(report["families"], moderator=m["label"], family=family)
-        if not rows or rows[0][kind] is None:
+        rows = [
+            p for p in report["families"] if p["moderator"] == m["label"] and p["family"] == family
+        ]
+        part = rows[0][kind] if rows else None
+        if part is None:
             continue
-        by_group = {g["group"]: g for g in rows[0][kind]["groups"]}
+        by_group: dict[str, Mapping[str, Any]] = {g["group"]: g for g in part["groups"]}
+        ratio = [by_group.get(g, {}).get("ratio") for g in groups]
+        if all(r is None for r in ratio):
+            left_out.append(m["label"])
+            continue
         series.append(
             {
                 "label": m["label"],
                 "color": PALETTE[i % len(PALETTE)],
-                "ratio": [by_group.get(g, {}).get("ratio") for g in report["groups"]],
-                "low": [by_group.get(g, {}).get("ratio_low") for g in report["groups"]],
-                "high": [by_group.get(g, {}).get("ratio_high") for g in report["groups"]],
+                "ratio": ratio,
+                "low": [by_group.get(g, {}).get("ratio_low") for g in groups],
+                "high": [by_group.get(g, {}).get("ratio_high") for g in groups],
             }
         )
-    if not series:
-        return None
     what = "i-FPR / FPR (flags)" if kind == "flag" else "i-median / median of max category score"
-    return {"title": f"{family}: {what}", "groups": list(report["groups"]), "series": series}
+    return {"title": f"{family}: {what}", "groups": list(groups), "series": series}, left_out
 
 
-def ratio_figure_svg(data: dict[str, Any], salt: str = "tactful") -> str:
+def ratio_figure_svg(data: FigureData, salt: str = "tactful") -> str:
     """An inline ``<svg>`` like the paper's Figure 1: grouped ratio bars, CI whiskers, a line at 1.0.
 
     Parameters
     ----------
-    data : dict
+    data : FigureData
         ``{"title", "groups": [...], "series": [{"label", "color", "ratio", "low", "high"}]}``;
-        ``None`` ratios are drawn as no bar.
+        ``None`` ratios are drawn as no bar, marked "n/a".
     salt : str
         Seed of the SVG element ids, so that several figures on one page never share an id.
     """
@@ -436,31 +458,27 @@ def ratio_figure_svg(data: dict[str, Any], salt: str = "tactful") -> str:
     return svg[svg.index("<svg") :]
 
 
-def _figures(report: dict[str, Any], store: Any = None) -> list[tuple[str, str, str]]:
-    """``[(element id, caption, svg)]`` per family and kind, memoized in ``store`` when given."""
-    wanted = []
-    families = list(dict.fromkeys(p["family"] for p in report["families"]))
-    for family in families:
-        for kind in ("flag", "score"):
-            data = _figure_data(report, family, kind)
-            if data is not None:
-                fid = f"fig-{family}" if kind == "flag" else f"fig-{family}-score"
-                wanted.append((fid, data))
-    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
-    namespace = f"report-figure/{code}"
-    keys = [
-        hashlib.sha256(json.dumps([fid, d], sort_keys=True).encode()).hexdigest()
-        for fid, d in wanted
-    ]
-    cached = store.get_derived(namespace, keys) if store is not None else {}
+def _figures(report: AuditReport, store: ResultStore | None = None) -> list[tuple[str, str, str]]:
+    """``[(element id, caption, svg)]`` per family and kind, memoized in ``store`` when given.
+
+    A figure with nothing to draw (no moderator with a ratio) is left out, and
+    so is each moderator without one (named in the caption).
+    """
+    namespace = f"audit-report-figure/{code_fingerprint(__name__)}"
     out = []
-    for (fid, data), key in zip(wanted, keys):
-        svg = cached.get(key)
-        if svg is None:
-            svg = ratio_figure_svg(data, salt=fid)
-            if store is not None:
-                store.put_derived(namespace, {key: svg})
-        out.append((fid, data["title"], svg))
+    for family in dict.fromkeys(p["family"] for p in report["families"]):
+        for kind in ("flag", "score"):
+            data, left_out = _figure_data(report, family, kind)
+            if not data["series"]:
+                continue
+            fid = f"fig-{family}" if kind == "flag" else f"fig-{family}-score"
+            svg: str = memo(
+                store, namespace, (fid, data), lambda d=data, f=fid: ratio_figure_svg(d, salt=f)
+            )
+            caption = data["title"]
+            if left_out:
+                caption += f" (not drawn, no ratio defined: {', '.join(left_out)})"
+            out.append((fid, caption, svg))
     return out
 
 
@@ -475,7 +493,15 @@ _SUMMARY_NOTE = (
 )
 
 
-def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, Any]]]]:
+def _parts(ev: Evaluation) -> list[tuple[Kind, FlagTable | ScoreTable]]:
+    """The per-group tables of an evaluation: flags, and scores when it has them."""
+    parts: list[tuple[Kind, FlagTable | ScoreTable]] = [("flag", ev["flag"])]
+    if ev["score"] is not None:
+        parts.append(("score", ev["score"]))
+    return parts
+
+
+def _sections(report: AuditReport) -> list[tuple[str, str, list[tuple[str, Any]]]]:
     """The report as ``[(anchor, heading, [(kind, payload)])]`` shared by both renderers."""
     secs: list[tuple[str, str, list[tuple[str, Any]]]] = []
     mods = report["moderators"]
@@ -520,9 +546,7 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
     secs.append(("per-dataset", "Per data set: FPR and worst group (Tables 11–12)", per_set))
     per_group: list[tuple[str, Any]] = []
     for p in report["families"]:
-        for kind in ("flag", "score"):
-            if p[kind] is None:
-                continue
+        for kind, part in _parts(p):
             what = "i-FPR / FPR" if kind == "flag" else "i-median / median (max category score)"
             per_group.append(
                 (
@@ -530,17 +554,14 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
                     f"{p['moderator']} · {p['family']} (pooled: {', '.join(p['sets'])}) · {what}",
                 )
             )
-            per_group.append(("table", _per_group_table(p, kind)))
+            per_group.append(("table", _per_group_table(part, kind)))
     secs.append(("per-group", "Per group, pooled families (Tables 13–14)", per_group))
     detail: list[tuple[str, Any]] = []
     for r in report["results"]:
-        for kind in ("flag", "score"):
-            if r[kind] is None:
-                continue
+        for kind, part in _parts(r):
             what = "i-FPR / FPR" if kind == "flag" else "i-median / median"
-            detail.append(
-                ("details", (f"{r['moderator']} · {r['set']} · {what}", _per_group_table(r, kind)))
-            )
+            title = f"{r['moderator']} · {r['set']} · {what}"
+            detail.append(("details", (title, _per_group_table(part, kind))))
     secs.append(("per-group-sets", "Per group, each data set", detail))
     regs: list[tuple[str, Any]] = (
         [
@@ -555,13 +576,12 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
         if report["regressions"]
         else []
     )
-    for r in report["regressions"]:
-        for kind in ("flag", "score"):
-            fit = r.get(kind)
+    for reg in report["regressions"]:
+        for kind, fit in (("flag", reg["flag"]), ("score", reg["score"])):
             if fit is None:
                 continue
-            regs.append(("h3", f"{r['moderator']} · {kind} regression"))
-            if fit.get("terms") is None:
+            regs.append(("h3", f"{reg['moderator']} · {kind} regression"))
+            if fit["terms"] is None:
                 regs.append(("p", f"Not fitted: {fit.get('error')}"))
                 continue
             dropped = "; ".join(f"{k} ({v})" for k, v in (fit.get("dropped") or {}).items())
@@ -591,7 +611,7 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, An
     return secs
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: AuditReport) -> str:
     """The report as GitHub-flavoured Markdown (figures are in the HTML report)."""
     p = report["parameters"]
     out = [
@@ -623,7 +643,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_html(report: dict[str, Any], figures: Sequence[tuple[str, str, str]] = ()) -> str:
+def render_html(report: AuditReport, figures: Sequence[tuple[str, str, str]] = ()) -> str:
     """The report as one self-contained HTML page (inline CSS, inline SVG, no script).
 
     Parameters
@@ -691,17 +711,14 @@ def render_html(report: dict[str, Any], figures: Sequence[tuple[str, str, str]] 
     )
 
 
-def report_json(report: dict[str, Any]) -> str:
-    """The canonical text of ``report.json``: sorted keys, 2-space indent, no NaN."""
-    return json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def write_reports(report: dict[str, Any], out: str | Path, *, store: Any = None) -> dict[str, Path]:
+def write_reports(
+    report: AuditReport, out: str | Path, *, store: ResultStore | None = None
+) -> dict[str, Path]:
     """Write ``report.json``, ``report.md`` and ``report.html`` into ``out``.
 
     Parameters
     ----------
-    report : dict
+    report : AuditReport
     out : path
         The output folder (created when missing).
     store : ResultStore, optional

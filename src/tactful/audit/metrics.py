@@ -36,18 +36,22 @@ Conventions used throughout:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence, Sized
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from .._params import Constraints, Float, Int, validate_params
 from ..errors import ConfigError, UnknownNameError
 from ..identity import GROUPS
+from ._arrays import binary, floats, same_length
 
 __all__ = [
     "OPENAI_FLAG_THRESHOLDS",
+    "WORST_FLAG_FIELDS",
+    "WORST_SCORE_FIELDS",
     "fpr",
     "max_category_score",
     "normalize_by_thresholds",
@@ -91,59 +95,33 @@ _CHUNK_CELLS = 4_000_000
 # --------------------------------------------------------------------------- checks
 
 
-def _binary(name: str, values: ArrayLike) -> NDArray[np.bool_]:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if arr.size and (arr.dtype == object or not np.isin(arr, (0, 1)).all()):
-        bad = next((v for v in arr.tolist() if v not in (0, 1)), arr[0])
-        raise ConfigError(
-            f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead."
-        )
-    return arr.astype(bool)
+class _Bootstrap:
+    """The bootstrap parameters of the suppression tables, declared once."""
+
+    _parameter_constraints: ClassVar[Constraints] = {
+        "n_resamples": Int(0),
+        "confidence": Float(0, 1, closed="neither"),
+    }
 
 
-def _floats(name: str, values: ArrayLike) -> NDArray[np.float64]:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"The {name!r} parameter must be an array of floats.") from None
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if np.isinf(arr).any():
-        raise ConfigError(f"The {name!r} parameter must not hold infinite values.")
-    return arr
-
-
-def _same_length(**arrays: Sized) -> int:
-    lengths = {k: len(v) for k, v in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
-        raise ConfigError(f"The parameters must have the same length. Got {shown}.")
-    return next(iter(lengths.values()))
-
-
-def _bootstrap_args(n_resamples: int, confidence: float) -> None:
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, (int, np.integer))
-        or n_resamples < 0
-    ):
-        raise ConfigError(
-            f"The 'n_resamples' parameter must be an int >= 0. Got {n_resamples!r} instead."
-        )
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, (int, float))
-        or not 0 < confidence < 1
-    ):
-        raise ConfigError(
-            f"The 'confidence' parameter must be a float in (0, 1). Got {confidence!r} instead."
-        )
+def _inputs(
+    owner: str,
+    y_true: ArrayLike,
+    values: tuple[str, ArrayLike],
+    groups: Sequence[Iterable[str]],
+    group_names: Sequence[str],
+    n_resamples: int,
+    confidence: float,
+) -> tuple[NDArray[np.bool_], NDArray[Any], int, NDArray[np.bool_]]:
+    """The checked inputs of a suppression table: labels, flags or scores, rows, membership."""
+    validate_params(
+        owner, _Bootstrap._parameter_constraints, n_resamples=n_resamples, confidence=confidence
+    )
+    t = binary("y_true", y_true)
+    name, raw = values
+    v: NDArray[Any] = binary(name, raw) if name == "y_pred" else floats(name, raw)
+    n = same_length(**{"y_true": t, name: v, "groups": groups})
+    return t, v, n, _membership(groups, group_names)
 
 
 def _membership(groups: Sequence[Iterable[str]], group_names: Sequence[str]) -> NDArray[np.bool_]:
@@ -186,17 +164,54 @@ def _float_column(values: Sequence[float | None]) -> pd.arrays.FloatingArray:
     )
 
 
-def _percentile_ci(samples: NDArray[np.float64], confidence: float) -> tuple[NDArray, NDArray]:
-    """Per-column percentile interval over the finite resamples (NaN where none)."""
+def _percentile_ci(
+    samples: NDArray[np.float64], confidence: float, ratio: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per-column percentile interval over the finite resamples.
+
+    NaN where no resample is finite, and where the point ``ratio`` is undefined.
+    """
     alpha = (1.0 - confidence) / 2.0
     low = np.full(samples.shape[1], np.nan)
     high = np.full(samples.shape[1], np.nan)
     for j in range(samples.shape[1]):
         col = samples[:, j]
         col = col[np.isfinite(col)]
-        if col.size:
+        if col.size and np.isfinite(ratio[j]):
             low[j], high[j] = np.percentile(col, [100 * alpha, 100 * (1 - alpha)])
     return low, high
+
+
+def _group_frame(
+    columns: Sequence[str],
+    group_names: Sequence[str],
+    member: NDArray[np.bool_],
+    counts: Sequence[ArrayLike],
+    rates: tuple[ArrayLike, float],
+    ratio: ArrayLike,
+    low: ArrayLike,
+    high: ArrayLike,
+) -> pd.DataFrame:
+    """One row per group in ``columns`` order: counts ``Int64``, rates ``Float64``.
+
+    ``columns`` names, in order, the group, its size, the per-group ``counts``
+    (true negatives, and false positives in a flag table), the group rate and the
+    overall rate of ``rates``, then the ratio and its interval.
+    """
+    g = member.shape[1]
+    name, size, *count_names, group_rate, overall_rate, r, r_low, r_high = columns
+    by_group, overall = rates
+    data: dict[str, Any] = {
+        name: list(group_names),
+        size: pd.array(member.sum(axis=0), dtype="Int64"),
+        **{c: pd.array(v, dtype="Int64") for c, v in zip(count_names, counts, strict=True)},
+        group_rate: _float_column(by_group),
+        overall_rate: _float_column([overall] * g),
+        r: _float_column(ratio),
+        r_low: _float_column(low),
+        r_high: _float_column(high),
+    }
+    return pd.DataFrame(data, columns=list(columns))
 
 
 # --------------------------------------------------------------------------- flags
@@ -225,9 +240,9 @@ def fpr(y_true: ArrayLike, y_pred: ArrayLike) -> float | None:
     >>> fpr([1, 1], [0, 1]) is None
     True
     """
-    t = _binary("y_true", y_true)
-    p = _binary("y_pred", y_pred)
-    _same_length(y_true=t, y_pred=p)
+    t = binary("y_true", y_true)
+    p = binary("y_pred", y_pred)
+    same_length(y_true=t, y_pred=p)
     negatives = int((~t).sum())
     if negatives == 0:
         return None
@@ -306,11 +321,15 @@ def suppression_table(
     >>> t.loc[0, ["n", "n_tn", "n_fp"]].tolist(), float(t.loc[0, "i_fpr"]), float(t.loc[0, "ratio"])
     ([3, 2, 1], 0.5, 1.0)
     """
-    _bootstrap_args(n_resamples, confidence)
-    t = _binary("y_true", y_true)
-    p = _binary("y_pred", y_pred)
-    n = _same_length(y_true=t, y_pred=p, groups=groups)
-    member = _membership(groups, group_names)
+    t, p, n, member = _inputs(
+        "suppression_table",
+        y_true,
+        ("y_pred", y_pred),
+        groups,
+        group_names,
+        n_resamples,
+        confidence,
+    )
     neg = ~t
     flagged_neg = neg & p
 
@@ -342,23 +361,10 @@ def suppression_table(
             b_fpr = boot[:, 2 * g + 1] / boot[:, 2 * g]
             b_ratio = b_ifpr / b_fpr[:, None]
         b_ratio[~np.isfinite(b_ratio)] = np.nan
-        low, high = _percentile_ci(b_ratio, confidence)
-        low = np.where(np.isfinite(ratio), low, np.nan)
-        high = np.where(np.isfinite(ratio), high, np.nan)
+        low, high = _percentile_ci(b_ratio, confidence, ratio)
 
-    return pd.DataFrame(
-        {
-            "group": list(group_names),
-            "n": pd.array(member.sum(axis=0), dtype="Int64"),
-            "n_tn": pd.array(n_tn, dtype="Int64"),
-            "n_fp": pd.array(n_fp, dtype="Int64"),
-            "i_fpr": _float_column(i_fpr),
-            "fpr": _float_column([overall] * g),
-            "ratio": _float_column(ratio),
-            "ratio_low": _float_column(low),
-            "ratio_high": _float_column(high),
-        },
-        columns=list(FLAG_COLUMNS),
+    return _group_frame(
+        FLAG_COLUMNS, group_names, member, (n_tn, n_fp), (i_fpr, overall), ratio, low, high
     )
 
 
@@ -537,11 +543,15 @@ def score_suppression_table(
     they are drawn. Medians are then weighted medians of the sorted scores with the
     draw counts as weights, computed in chunks of resamples.
     """
-    _bootstrap_args(n_resamples, confidence)
-    t = _binary("y_true", y_true)
-    s = _floats("scores", scores)
-    n = _same_length(y_true=t, scores=s, groups=groups)
-    member = _membership(groups, group_names)
+    t, s, n, member = _inputs(
+        "score_suppression_table",
+        y_true,
+        ("scores", scores),
+        groups,
+        group_names,
+        n_resamples,
+        confidence,
+    )
     g = member.shape[1]
 
     usable = ~t & ~np.isnan(s)  # scored true negatives
@@ -583,33 +593,28 @@ def score_suppression_table(
                     samples[first : first + size, j] = np.where(
                         b_overall > 0, b_med / b_overall, np.nan
                     )
-        low, high = _percentile_ci(samples, confidence)
-        low = np.where(np.isfinite(ratio), low, np.nan)
-        high = np.where(np.isfinite(ratio), high, np.nan)
+        low, high = _percentile_ci(samples, confidence, ratio)
 
-    return pd.DataFrame(
-        {
-            "group": list(group_names),
-            "n": pd.array(member.sum(axis=0), dtype="Int64"),
-            "n_tn": pd.array([c.size for c in columns[:g]], dtype="Int64"),
-            "i_median": _float_column(i_median),
-            "median": _float_column([overall] * g),
-            "ratio": _float_column(ratio),
-            "ratio_low": _float_column(low),
-            "ratio_high": _float_column(high),
-        },
-        columns=list(SCORE_COLUMNS),
+    n_tn = [c.size for c in columns[:g]]
+    return _group_frame(
+        SCORE_COLUMNS, group_names, member, (n_tn,), (i_median, overall), ratio, low, high
     )
 
 
 # --------------------------------------------------------------------------- summary
 
 
-def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any]:
-    """The group with the largest value of ``column``, with its #FP and #TN beside it.
+#: The fields of :func:`worst_group`'s answer for a flag table and for a score table:
+#: the group, its ratio with the interval, its true negatives and its own rate.
+WORST_FLAG_FIELDS = ("group", "ratio", "ratio_low", "ratio_high", "n_tn", "n_fp", "i_fpr")
+WORST_SCORE_FIELDS = ("group", "ratio", "ratio_low", "ratio_high", "n_tn", "i_median")
 
-    The paper's summary tables report, per moderator and data set, the maximum
-    suppression ratio over groups and its argmax.
+
+def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any] | None:
+    """The group with the largest value of ``column``: its ratio, interval, counts and rate.
+
+    The paper's summary tables (Anigboro et al., 2024, Table 4) report, per moderator
+    and data set, the largest suppression ratio over the groups, its group, #FP and #TN.
 
     Parameters
     ----------
@@ -620,43 +625,47 @@ def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any]:
 
     Returns
     -------
-    dict
-        ``{"group", "value", "n_fp", "n_tn"}`` as plain Python values; ties go to the
-        first group in table order. ``n_fp`` is None for a score table. When no group
-        has a value (all NA), every field is None; the keys are always the same.
+    dict or None
+        The worst group's row, as plain Python values (``None`` for NA), with the
+        fields :data:`WORST_FLAG_FIELDS` for a flag table (``group, ratio, ratio_low,
+        ratio_high, n_tn, n_fp, i_fpr``) or :data:`WORST_SCORE_FIELDS` for a score
+        table (``group, ratio, ratio_low, ratio_high, n_tn, i_median``): the fields
+        follow the kind of table, never the data. Ties go to the first group in
+        table order. ``None`` when no group has a value (all NA): there is no
+        worst group.
+
+    Raises
+    ------
+    ConfigError
+        When ``table`` is not a suppression table or has no ``column``.
 
     Examples
     --------
     >>> t = suppression_table([0, 0, 0, 0], [1, 0, 1, 0], [{"men"}, {"men"}, {"women"}, set()],
     ...                       group_names=["men", "women", "lgbt"], n_resamples=0)
     >>> worst_group(t)
-    {'group': 'women', 'value': 2.0, 'n_fp': 1, 'n_tn': 1}
+    {'group': 'women', 'ratio': 2.0, 'ratio_low': None, 'ratio_high': None, 'n_tn': 1, \
+'n_fp': 1, 'i_fpr': 1.0}
     """
     if not isinstance(table, pd.DataFrame):
         raise ConfigError(
             f"The 'table' parameter must be a pandas.DataFrame. Got {type(table).__name__}."
         )
-    for needed in ("group", column):
+    fields = WORST_FLAG_FIELDS if "i_fpr" in table.columns else WORST_SCORE_FIELDS
+    for needed in (*fields, column):
         if needed not in table.columns:
             raise ConfigError(
                 f"The table has no {needed!r} column; it has {', '.join(map(str, table.columns))}."
             )
-    best: dict[str, Any] = {"group": None, "value": None, "n_fp": None, "n_tn": None}
-    values = table[column]
-    for i in range(len(table)):
-        v = values.iloc[i]
-        if pd.isna(v):
-            continue
-        if best["value"] is None or float(v) > best["value"]:
-            row = table.iloc[i]
-            best = {
-                "group": str(row["group"]),
-                "value": float(v),
-                "n_fp": int(row["n_fp"])
-                if "n_fp" in table.columns and not pd.isna(row["n_fp"])
-                else None,
-                "n_tn": int(row["n_tn"])
-                if "n_tn" in table.columns and not pd.isna(row["n_tn"])
-                else None,
-            }
-    return best
+    values = table[column].astype("Float64")
+    if not values.notna().any():
+        return None
+    row = table.iloc[int(values.fillna(-np.inf).to_numpy(dtype=float).argmax())]
+    return {f: _plain(row[f]) for f in fields}
+
+
+def _plain(value: Any) -> Any:
+    """A table cell as a plain Python value: NA → None, numpy scalars → int/float/str."""
+    if pd.isna(value):
+        return None
+    return value.item() if hasattr(value, "item") else value

@@ -56,6 +56,7 @@ from statsmodels.tools.sm_exceptions import (
 
 from ..errors import ConfigError
 from ..identity import GROUPS, normalize_group
+from ._arrays import binary, floats
 
 __all__ = [
     "GROUP_COLUMNS",
@@ -76,21 +77,7 @@ _Z_975 = float(stats.norm.ppf(0.975))
 
 
 def _binary(name: str, values: ArrayLike, n: int | None = None) -> NDArray[np.int8]:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if arr.size and (arr.dtype == object or not np.isin(arr, (0, 1)).all()):
-        bad = next((v for v in arr.tolist() if v not in (0, 1)), arr[0])
-        raise ConfigError(
-            f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead."
-        )
-    if n is not None and arr.size != n:
-        raise ConfigError(
-            f"The {name!r} parameter must have {n} values, one per text. Got {arr.size}."
-        )
-    return arr.astype(np.int8)
+    return binary(name, values, n).astype(np.int8)
 
 
 def regression_frame(
@@ -366,16 +353,7 @@ def score_regression(frame: pd.DataFrame, y_true: ArrayLike, scores: ArrayLike) 
         negatives remain than terms to estimate plus one.
     """
     t = _binary("y_true", y_true)
-    try:
-        s = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError("The 'scores' parameter must be an array of floats.") from None
-    if s.ndim != 1 or s.size != t.size:
-        raise ConfigError(
-            f"The 'scores' parameter must have {t.size} values, one per text. Got shape {s.shape}."
-        )
-    if np.isinf(s).any():
-        raise ConfigError("The 'scores' parameter must not hold infinite values.")
+    s = floats("scores", scores, t.size)
     x = _checked_frame(frame, t.size)
     rows = (t == 0) & ~np.isnan(s)
     design, dropped = _design(x[rows].reset_index(drop=True))
