@@ -203,7 +203,8 @@ def test_fill_reports_slot_and_target_offsets():
     f = fill(t, {"slur": "honky", "name": "Tom"})
     assert f.text == "Get that honky out, Tom."
     assert f.targets == (Span(9, 14, "identity_attack"),)
-    assert f.text[f.slots["name"].start : f.slots["name"].end] == "Tom"
+    assert dict(f.slots) == {"slur": (9, 14), "name": (20, 23)}
+    assert f.text[slice(*f.slots["name"])] == "Tom"
 
 
 @pytest.mark.parametrize("text", ["⟦{slur}", "{slur}⟧", "⟦⟦{slur}⟧⟧"])

@@ -159,6 +159,7 @@ def generate(
     out: list[Case] = []
     for template in templates:
         func = functionality(template.functionality)
+        slots = template.slots
         combos = list(itertools.product(*_entries_for(template, families)))
         if p["max_per_template"] is not None and len(combos) > p["max_per_template"]:
             rng = random.Random(f"{p['seed']}:{template.id}")
@@ -185,7 +186,7 @@ def generate(
                     jailbreak=func.jailbreak,
                     delicate=func.delicate,
                     group=values.get("_group"),
-                    fillers={s: values[s] for s in template.slots},
+                    fillers={s: values[s] for s in slots},
                 )
             )
     return out

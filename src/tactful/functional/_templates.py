@@ -10,6 +10,7 @@ character offsets of every slot and target span in that text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -111,7 +112,7 @@ def template_slots(text: str) -> tuple[str, ...]:
     >>> template_slots("⟦{identities}⟧ are {trait}, said {person}.")
     ('identities', 'trait', 'person')
     """
-    return tuple(dict.fromkeys(m.group(1) for m in _TOKEN.finditer(text) if m.group(1)))
+    return tuple(dict.fromkeys(name for kind, name in _pieces(text) if kind == "slot"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,29 +185,46 @@ class Filled:
         The sentence.
     targets : tuple of Span
         The target spans (the ``⟦…⟧`` parts), offsets into ``text``.
-    slots : mapping of str to Span
-        Where each slot's value is in ``text`` (its first occurrence).
+    slots : mapping of str to (int, int)
+        Where each slot's value is in ``text``: ``(start, end)`` of its first
+        occurrence.
     """
 
     text: str
     targets: tuple[Span, ...] = ()
-    slots: Mapping[str, Span] = field(default_factory=dict)
+    slots: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "slots", MappingProxyType(dict(self.slots)))
 
 
-def _capitalize_at(parts: list[str]) -> bool:
-    """Whether a value about to be appended starts a sentence."""
-    before = "".join(parts).rstrip(" ")
-    return not before or before.endswith((".", "!", "?", "\n"))
+_SENTENCE_END = (".", "!", "?", "\n")
+
+
+@functools.lru_cache(maxsize=1024)
+def _pieces(text: str) -> tuple[tuple[str, str], ...]:
+    """``text`` as ``("text", s)``, ``("slot", name)``, ``("open", "")``, ``("close", "")``."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        if m.start() > pos:
+            out.append(("text", text[pos : m.start()]))
+        pos = m.end()
+        if m.group(1):
+            out.append(("slot", m.group(1)))
+        else:
+            out.append(("open" if m.group(0) == "⟦" else "close", ""))
+    if pos < len(text):
+        out.append(("text", text[pos:]))
+    return tuple(out)
 
 
 def fill(template: Template, values: Mapping[str, str]) -> Filled:
     """Fill ``template`` with ``values`` (slot name → text).
 
-    A value that starts a sentence gets a capital first letter (the offsets do
-    not change). Target spans and slot offsets index the returned text.
+    A value that starts a sentence (at the start of the text, or after ``.``,
+    ``!``, ``?`` or a newline and spaces) gets a capital first letter; the
+    offsets do not change. Target spans and slot offsets index the returned text.
 
     Raises
     ------
@@ -221,28 +239,25 @@ def fill(template: Template, values: Mapping[str, str]) -> Filled:
     ('I will hurt you.', [(7, 15, 'threat')])
     """
     parts: list[str] = []
-    pos = 0
-    open_at: int | None = None
+    here = 0
+    open_at = 0
     targets: list[Span] = []
-    slots: dict[str, Span] = {}
-    text = template.text
-    for m in _TOKEN.finditer(text):
-        parts.append(text[pos : m.start()])
-        pos = m.end()
-        here = sum(map(len, parts))
-        if m.group(1):
-            value = values[m.group(1)]
-            if value and _capitalize_at(parts):
-                value = value[0].upper() + value[1:]
+    slots: dict[str, tuple[int, int]] = {}
+    for kind, item in _pieces(template.text):
+        if kind == "text":
+            parts.append(item)
+            here += len(item)
+        elif kind == "slot":
+            value = values[item]
             if value:
-                slots.setdefault(m.group(1), Span(here, here + len(value), "slot"))
+                before = "".join(parts).rstrip(" ")
+                if not before or before.endswith(_SENTENCE_END):
+                    value = value[0].upper() + value[1:]
+                slots.setdefault(item, (here, here + len(value)))
             parts.append(value)
-        elif m.group(0) == "⟦":
+            here += len(value)
+        elif kind == "open":
             open_at = here
-        else:
-            assert open_at is not None and template.span_label is not None
-            if here > open_at:
-                targets.append(Span(open_at, here, template.span_label))
-            open_at = None
-    parts.append(text[pos:])
+        elif here > open_at:
+            targets.append(Span(open_at, here, template.span_label or "toxic"))
     return Filled("".join(parts), tuple(targets), slots)

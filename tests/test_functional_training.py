@@ -1,0 +1,298 @@
+"""Training data for model 2.0: disjoint from the suite, from allowed sources only."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tactful.datasets
+from tactful import Span
+from tactful.datasets import Record, load_holistic_descriptors
+from tactful.errors import PARAM_MESSAGE, ConfigError
+from tactful.functional import (
+    AUDIT_ONLY,
+    BUILTIN_DESCRIPTORS,
+    EXCLUDED_DESCRIPTORS,
+    FAMILIES,
+    HELD_OUT_SOURCES,
+    SUITE_TEMPLATES,
+    SWAP_CLASSES,
+    THREAT_PATTERN,
+    TRAINING_SOURCES,
+    TRAINING_TEMPLATES,
+    build_suite,
+    counterfactual_records,
+    descriptor_entries,
+    generate,
+    identity_negatives,
+    normalized_text,
+    swap_identity_terms,
+    threat_template_records,
+    toxigen_benign,
+    training_records,
+)
+from tactful.functional._training import _read
+from tactful.identity import tag
+
+LEXICON_GAPS = {"straight"}  # not in the identity lexicon yet (reported to its owner)
+
+
+def _filled_texts(templates, descriptors):
+    families = {**FAMILIES, "descriptor": descriptor_entries(descriptors)}
+    return {normalized_text(c.text) for c in generate(templates, families, max_per_template=None)}
+
+
+# ------------------------------------------------------------------ disjointness
+def test_templates_are_disjoint_by_text_and_id():
+    suite = {normalized_text(t.plain) for t in SUITE_TEMPLATES}
+    train = {normalized_text(t.plain) for t in TRAINING_TEMPLATES}
+    assert not suite & train
+    assert not {t.id for t in SUITE_TEMPLATES} & {t.id for t in TRAINING_TEMPLATES}
+    assert {t.split for t in SUITE_TEMPLATES} == {"suite"}
+    assert {t.split for t in TRAINING_TEMPLATES} == {"train", "dev"}
+
+
+def _check_filled_disjoint(descriptors):
+    suite = _filled_texts(SUITE_TEMPLATES, descriptors)
+    train = _filled_texts([t for t in TRAINING_TEMPLATES if t.split == "train"], descriptors)
+    dev = _filled_texts([t for t in TRAINING_TEMPLATES if t.split == "dev"], descriptors)
+    assert len(suite) > 5000 and len(train) > 5000 and dev
+    assert not suite & train
+    assert not suite & dev
+    assert not train & dev
+
+
+def test_every_filled_text_is_disjoint_builtin_descriptors():
+    _check_filled_disjoint(BUILTIN_DESCRIPTORS)
+
+
+def test_every_filled_text_is_disjoint_holistic_descriptors(data_dir):
+    _check_filled_disjoint(load_holistic_descriptors(data_dir))
+
+
+# ------------------------------------------------------------------ identity negatives
+def test_identity_negatives_are_harmless_rows():
+    rows = identity_negatives(BUILTIN_DESCRIPTORS)
+    assert len(rows) > 1000 and len({r.id for r in rows}) == len(rows)
+    assert {r.label for r in rows} == {0} and {r.spans for r in rows} == {()}
+    assert {r.split for r in rows} == {"train"}
+    assert {r.meta["template_id"] for r in rows} <= {
+        t.id for t in TRAINING_TEMPLATES if t.split == "train"
+    }
+    assert dict(rows[0].labels) == {"toxicity": 0, "insult": 0, "threat": 0, "identity_attack": 0}
+    groups = {g for r in rows for g in r.groups}
+    assert groups >= {"men", "women", "non-white", "lgbt", "non-christian", "disability"}
+
+
+def test_identity_negatives_dev_uses_held_out_templates_only():
+    rows = identity_negatives(BUILTIN_DESCRIPTORS, split="dev")
+    assert rows and {r.split for r in rows} == {"dev"}
+    assert {r.meta["template_id"] for r in rows} == {
+        t.id for t in TRAINING_TEMPLATES if t.split == "dev"
+    }
+
+
+def test_identity_negatives_leave_out_excluded_descriptors_and_nonce():
+    rows = identity_negatives(
+        {"ability": ["retarded", "blind"], "nonce": ["blicket"]}, max_per_template=None
+    )
+    holistic = [r.text for r in rows if r.meta["functionality"] == "identity_holistic"]
+    assert holistic and all("blind" in t for t in holistic)
+    assert "retarded" in EXCLUDED_DESCRIPTORS
+
+
+def test_identity_negatives_check_parameters():
+    with pytest.raises(ConfigError) as exc:
+        identity_negatives(BUILTIN_DESCRIPTORS, split="test")
+    assert str(exc.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="split", owner="identity_negatives", rule="one of 'train', 'dev'", value="test"
+    )
+
+
+# ------------------------------------------------------------------ threats
+def test_threat_templates_mark_the_threat():
+    rows = threat_template_records()
+    assert len(rows) > 100 and {r.label for r in rows} == {1}
+    assert all(dict(r.labels) == {"toxicity": 1, "threat": 1} for r in rows)
+    for r in rows:
+        assert r.spans and all(s.label == "threat" for s in r.spans)
+    r = next(r for r in rows if r.meta["template_id"] == "tr-thd03")
+    assert r.text.startswith("Say that one more time and I will ")
+    assert r.text[r.spans[0].start : r.spans[0].end].endswith(" you")
+
+
+@pytest.mark.parametrize(
+    ("text", "hit"),
+    [
+        ("I'll kill you", True),
+        ("imma shoot that guy tomorrow", True),
+        ("im gonna beat yo ass", True),
+        ("we will hang them all", True),
+        ("I will kill it at the exam", False),
+        ("they kill you with kindness", False),
+        ("I'll beat the traffic", False),
+    ],
+)
+def test_threat_pattern(text, hit):
+    assert bool(THREAT_PATTERN.search(text)) is hit
+
+
+# ------------------------------------------------------------------ counterfactual swaps
+def test_swap_terms_are_in_the_identity_vocabulary():
+    for cls in SWAP_CLASSES:
+        for term, group in (*cls.terms, *cls.sources_only):
+            if term in LEXICON_GAPS:
+                continue
+            text = f"{term} people" if cls.needs_person else term
+            assert group in tag(text).groups, (cls.name, term)
+
+
+def test_swap_keeps_case_and_needs_a_person_word():
+    s = swap_identity_terms("MUSLIMS and Muslims and muslims", seed=3)
+    a, b, c = s.text.split(" and ")
+    assert a.isupper() and b[0].isupper() and b[1:].islower() and c.islower()
+    assert len({a.lower(), b.lower(), c.lower()}) == 1 and a.lower() != "muslims"
+    assert swap_identity_terms("a glass of white wine and a blind spot") is None
+    assert swap_identity_terms("white people") is not None
+    s = swap_identity_terms("The man thanked the woman.")
+    assert s.text == "The woman thanked the man."
+    assert s.swaps == (("man", "woman"), ("woman", "man"))
+
+
+def test_swap_never_inserts_a_source_only_term():
+    for seed in range(30):
+        s = swap_identity_terms("Muslim students and Jewish students", seed=seed)
+        assert "Jewish" not in s.text
+
+
+_WORDS = ["the", "idiot", "🙂", "café", "e\u0301", "x", "people", "men", "woman", "Muslims"]
+_WORDS += ["white", "Black", "gay", "deaf", "sons", "kings", "Hindu", "Jewish", "MEN"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=12),
+    cuts=st.lists(st.tuples(st.integers(0, 11), st.integers(1, 12)), max_size=4),
+    seed=st.integers(0, 5),
+)
+def test_swap_moves_spans_with_their_words(words, cuts, seed):
+    text = " ".join(words)
+    starts = [sum(len(w) + 1 for w in words[:i]) for i in range(len(words))]
+    spans = []
+    for i, j in cuts:
+        i, j = min(i, len(words) - 1), min(max(j, i + 1), len(words))
+        spans.append(Span(starts[i], starts[j - 1] + len(words[j - 1]), "insult"))
+    got = swap_identity_terms(text, spans, seed=seed)
+    if got is None:
+        return
+    new_words = got.text.split(" ")  # every swap term is one word: boundaries are kept
+    assert len(new_words) == len(words)
+    assert sum(a != b for a, b in zip(words, new_words)) == len(got.swaps)
+    new_starts = [sum(len(w) + 1 for w in new_words[:i]) for i in range(len(new_words))]
+    for (i, j), moved in zip(
+        [
+            (min(i, len(words) - 1), min(max(j, min(i, len(words) - 1) + 1), len(words)))
+            for i, j in cuts
+        ],
+        got.spans,
+    ):
+        assert moved.start == new_starts[i]
+        assert got.text[moved.start : moved.end] == " ".join(new_words[i:j])
+        assert moved.label == "insult"
+
+
+def test_counterfactual_records_keep_the_label():
+    rows = [
+        Record(
+            "a",
+            "Those women are idiots",
+            1,
+            "train",
+            {"toxicity": 1},
+            spans=(Span(16, 22, "insult"),),
+        ),
+        Record("b", "Nothing to swap here", 0, "train", {"toxicity": 0}),
+        Record("c", "My gay friends are lovely", 0, "train", {"toxicity": 0}),
+    ]
+    out = counterfactual_records(rows)
+    assert [r.id for r in out] == ["a-cf", "c-cf"]
+    a, c = out
+    assert a.text == "Those men are idiots" and a.label == 1 and dict(a.labels) == {"toxicity": 1}
+    assert a.text[a.spans[0].start : a.spans[0].end] == "idiots"
+    assert a.groups == ("men",) and a.meta["counterfactual_of"] == "a"
+    assert c.spans is None and c.label == 0 and "gay" not in c.text
+
+
+# ------------------------------------------------------------------ what may be read
+def test_read_refuses_audit_sets_and_test_splits(tmp_path):
+    for name, split in [
+        ("ss_openai", "all"),
+        ("toxicchat", "test"),
+        ("tweeteval_offensive", "train"),
+    ]:
+        with pytest.raises(ConfigError, match="may not read"):
+            _read(name, split, tmp_path)
+    with pytest.raises(ConfigError, match="may not read 'toxicspans'/'test' for training"):
+        _read("toxicspans", "test", tmp_path)
+    assert not {n for n, _ in TRAINING_SOURCES} & set(AUDIT_ONLY)
+    assert all(s not in ("test", "dev") for _, s in TRAINING_SOURCES)
+
+
+def test_training_records_read_only_allowed_sources(data_dir, monkeypatch):
+    calls = []
+    real = tactful.datasets.load_dataset
+
+    def recording(name, split=None, data_dir=None):
+        calls.append((name, split))
+        return real(name, split, data_dir=data_dir)
+
+    monkeypatch.setattr(tactful.datasets, "load_dataset", recording)
+    rows = training_records(data_dir)
+    assert set(calls) <= set(TRAINING_SOURCES) | set(HELD_OUT_SOURCES)
+    assert not any(n.startswith("ss_") or n in AUDIT_ONLY for n, _ in calls)
+
+    assert len({r.id for r in rows}) == len(rows)
+    assert {r.split for r in rows} == {"train"}
+    held_out = {r.text for n, s in HELD_OUT_SOURCES for r in real(n, s, data_dir=data_dir)}
+    assert not {r.text for r in rows} & held_out
+    suite = {
+        normalized_text(r.text)
+        for r in tactful.datasets.load_dataset("functional", data_dir=data_dir)
+    }
+    assert not {normalized_text(r.text) for r in rows} & suite
+
+    sources = {r.meta["source"] for r in rows}
+    assert sources == {
+        "identity_templates",
+        "threat_templates",
+        "toxigen_benign",
+        "toxicspans_threats",
+        "davidson_threats",
+        "olid_threats",
+    }
+    threats = [r for r in rows if r.meta["source"] == "toxicspans_threats"]
+    assert threats and all(any(s.label == "threat" for s in r.spans) for r in threats)
+    kw = [r for r in rows if r.meta["source"].endswith("_threats") and "threat_match" in r.meta]
+    for r in kw:
+        a, b = r.meta["threat_match"]
+        assert THREAT_PATTERN.fullmatch(r.text[a:b]) if "counterfactual_of" not in r.meta else True
+    assert any("counterfactual_of" in r.meta for r in rows)
+
+
+def test_toxigen_benign_threshold(data_dir):
+    rows = toxigen_benign(data_dir, max_human_score=1.5)
+    assert rows and all(r.meta["toxicity_human"] <= 1.5 and r.label == 0 for r in rows)
+    assert len(toxigen_benign(data_dir)) > len(rows)
+    with pytest.raises(ConfigError) as exc:
+        toxigen_benign(data_dir, max_human_score=4)
+    assert str(exc.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="max_human_score", owner="toxigen_benign", rule="a float in [1, 4)", value=4
+    )
+
+
+def test_suite_does_not_change_with_training_builders():
+    before = [c.text for c in build_suite()]
+    identity_negatives(BUILTIN_DESCRIPTORS)
+    threat_template_records()
+    assert [c.text for c in build_suite()] == before
