@@ -419,3 +419,26 @@ def test_module_face_one_line_error(tmp_path):
     assert result.exit_code == 2
     assert result.stderr.startswith("error: [T021] Data set 'functional' needs holistic_bias/")
     assert result.stderr.count("\n") == 1
+
+
+def test_functional_table_renders_rates_in_percent():
+    from rich.console import Console
+
+    from tactful.functional import functional_table
+
+    rows = [
+        {
+            "functionality": "slur",
+            "n": 3,
+            "expected": "toxic",
+            "pass_rate": 2 / 3,
+            "span_check": "hit",
+            "span_pass_rate": None,
+            "jailbreak_pass_rate": None,
+            "delicate_pass_rate": 1.0,
+        }
+    ]
+    console = Console(width=120, record=True)
+    console.print(functional_table(rows))
+    out = console.export_text()
+    assert "slur" in out and "66.7" in out and "100.0" in out and "—" in out

@@ -38,6 +38,7 @@ from ._fillers import (
     descriptor_entries,
 )
 from ._generate import DEFAULT_MAX_PER_TEMPLATE, Case, build_suite, case_records, generate
+from ._render import functional_table
 from ._score import SCORE_COLUMNS, functional_rows, score_functional
 from ._suite import FUNCTIONALITIES, SUITE_TEMPLATES
 from ._swap import SWAP_CLASSES, SwapClass, Swapped, swap_identity_terms
@@ -96,6 +97,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "descriptor_entries",
     "fill",
     "functional_rows",
+    "functional_table",
     "generate",
     "identity_negatives",
     "keyword_threats",

@@ -15,10 +15,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .. import load
 from ..errors import TactfulError
+from ._render import functional_table
 
 app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False)
 
@@ -62,10 +62,6 @@ def report(
     }
 
 
-def _pct(value: Any) -> str:
-    return "—" if value is None else f"{100 * value:.1f}"
-
-
 @app.command()
 def main(
     moderator: Annotated[str, typer.Option("--moderator", "-m", help="Registered moderator.")] = (
@@ -84,21 +80,8 @@ def main(
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
-    table = Table(title=f"{result['moderator']} on the functional suite (pass %)")
-    for col in ("functionality", "n", "expected", "pass", "spans", "jailbreak", "delicate"):
-        left = col in ("functionality", "expected")
-        table.add_column(col, justify="left" if left else "right", no_wrap=left)
-    for row in result["functionalities"]:
-        table.add_row(
-            row["functionality"],
-            str(row["n"]),
-            row["expected"],
-            _pct(row["pass_rate"]),
-            _pct(row["span_pass_rate"]),
-            _pct(row["jailbreak_pass_rate"]),
-            _pct(row["delicate_pass_rate"]),
-        )
-    Console(highlight=False).print(table)
+    title = f"{result['moderator']} on the functional suite: pass rate per functionality (%)"
+    Console(highlight=False).print(functional_table(result["functionalities"], title))
 
 
 if __name__ == "__main__":

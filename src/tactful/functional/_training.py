@@ -15,6 +15,7 @@ read goes through one function that refuses anything else:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,7 +26,7 @@ from ..datasets import Record
 from ..errors import ConfigError
 from ..identity import tag
 from ._fillers import FAMILIES, PERSON_NOUNS, descriptor_entries
-from ._generate import Case, generate
+from ._generate import Case, case_records, generate
 from ._swap import swap_identity_terms
 from ._training_templates import TRAINING_TEMPLATES
 
@@ -106,28 +107,20 @@ _NEGATIVE_LABELS = {"toxicity": 0, "insult": 0, "threat": 0, "identity_attack": 
 _SPLIT = OneOf(("train", "dev"))
 
 
-def _template_records(cases: Iterable[Case], split: str, source: str) -> list[Record]:
-    out = []
-    for c in cases:
-        # The training templates are harmless identity mentions or threats.
-        labels = {"toxicity": 1, "threat": 1} if c.toxic else dict(_NEGATIVE_LABELS)
-        out.append(
-            Record(
-                c.id,
-                c.text,
-                int(c.toxic),
-                split,
-                labels,
-                spans=c.targets,
-                groups=tuple(sorted(tag(c.text).groups)),
-                meta={
-                    "source": source,
-                    "functionality": c.functionality,
-                    "template_id": c.template_id,
-                },
-            )
+def _template_records(cases: Sequence[Case], split: str, source: str) -> list[Record]:
+    """:func:`case_records` with training labels and the target spans as gold spans.
+
+    The training templates are harmless identity mentions (no toxic character)
+    or threats (the target span is the only toxic part).
+    """
+    return [
+        dataclasses.replace(
+            r,
+            labels={"toxicity": 1, "threat": 1} if c.toxic else _NEGATIVE_LABELS,
+            spans=c.targets,
         )
-    return out
+        for c, r in zip(cases, case_records(cases, split, source=source), strict=True)
+    ]
 
 
 _IDENTITY_CONSTRAINTS: Constraints = {
