@@ -693,7 +693,10 @@ def test_concurrent_calls_commit_as_each_returns(tmp_path: Path):
 
 
 def test_ray_engine_needs_a_store_and_ray(tmp_path: Path, monkeypatch):
-    with pytest.raises(ConfigError, match="The ray engine writes its answers to a result store"):
+    with pytest.raises(
+        ConfigError,
+        match=r"The ray engine writes its answers to a result store: give one \(--store PATH\)\.",
+    ):
         analyze_all(CountingModerator(), ["a"], engine="ray")
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     with pytest.raises(ConfigError) as info:

@@ -105,10 +105,11 @@ def score(
     if binary:
         y_true = [int(records[i].label) for i in binary]
         y_pred = [preds[i][0] for i in binary]
-        scores = [preds[i][1] for i in binary]
+        given = [preds[i][1] for i in binary]
         out["n_positive"] = sum(y_true)
         out.update(precision_recall_f1(y_true, y_pred))
-        has_scores = all(s is not None for s in scores)
+        scores = [s for s in given if s is not None]
+        has_scores = len(scores) == len(given)
         out["roc_auc"] = roc_auc(y_true, scores) if has_scores else None
         out["average_precision"] = average_precision(y_true, scores) if has_scores else None
 

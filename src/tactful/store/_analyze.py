@@ -106,7 +106,9 @@ def analyze_all(
     )
     hints = Hints(moderator, batch_size=batch_size, concurrency=concurrency)
     if engine == "ray" and store is None:
-        raise ConfigError("The ray engine writes its answers to a result store: give a store.")
+        raise ConfigError(
+            "The ray engine writes its answers to a result store: give one (--store PATH)."
+        )
     with _progress_bar(progress, description, len(texts)) as advance:
         if store is None:
             return _without_store(moderator, texts, hints, advance, check_first)

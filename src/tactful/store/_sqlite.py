@@ -328,18 +328,20 @@ class ResultStore:
 
     # -- answers ------------------------------------------------------------------
 
-    def _get_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
+    def _by_hash(self, key: str, hashes: Sequence[str], *, failed: bool = False) -> dict[str, str]:
+        """Stored answers (JSON) by text hash, or with ``failed`` the errors of failed texts."""
+        column, status = ("error", "failed") if failed else ("analysis", "ok")
         return dict(
             self._select_in(
-                "SELECT text_sha256, analysis FROM answers WHERE moderator_key = ? "
-                "AND status = 'ok' AND text_sha256 IN ({marks})",
-                (key,),
+                f"SELECT text_sha256, {column} FROM answers WHERE moderator_key = ? "
+                "AND status = ? AND text_sha256 IN ({marks})",
+                (key, status),
                 hashes,
             )
         )
 
     def _decoded(self, key: str, hashes: Sequence[str]) -> dict[str, Analysis]:
-        return {h: self._decode(v) for h, v in self._get_by_hash(key, hashes).items()}
+        return {h: self._decode(v) for h, v in self._by_hash(key, hashes).items()}
 
     def get_many(self, moderator: Any, texts: Sequence[str]) -> dict[int, Analysis]:
         """The stored answers of ``moderator`` for ``texts``.
@@ -354,20 +356,10 @@ class ResultStore:
         found = self._decoded(moderator_key(moderator), hashes)
         return {i: found[h] for i, h in enumerate(hashes) if h in found}
 
-    def _failed_by_hash(self, key: str, hashes: Sequence[str]) -> dict[str, str]:
-        return dict(
-            self._select_in(
-                "SELECT text_sha256, error FROM answers WHERE moderator_key = ? "
-                "AND status = 'failed' AND text_sha256 IN ({marks})",
-                (key,),
-                hashes,
-            )
-        )
-
     def get_failed(self, moderator: Any, texts: Sequence[str]) -> dict[int, str]:
         """The texts of ``texts`` kept as failed for ``moderator``: index → error."""
         hashes = [text_sha256(t) for t in texts]
-        found = self._failed_by_hash(moderator_key(moderator), hashes)
+        found = self._by_hash(moderator_key(moderator), hashes, failed=True)
         return {i: found[h] for i, h in enumerate(hashes) if h in found}
 
     def _decode(self, text: str) -> Analysis:
@@ -423,7 +415,7 @@ class ResultStore:
             )
         key = self._remember(moderator)
         now = time.time()
-        rows = []
+        rows: list[tuple[str, str, str, str | None, str | None, float]] = []
         for t, a, e in zip(texts, analyses, errors, strict=True):
             if a is not None:
                 rows.append((key, text_sha256(t), "ok", analysis_to_json(a), None, now))
