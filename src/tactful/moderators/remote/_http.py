@@ -38,6 +38,7 @@ import email.utils
 import json
 import math
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -63,6 +64,7 @@ __all__ = [
     "RemoteHTTP",
     "backoff_delay",
     "is_retryable_status",
+    "json_body",
     "retry_after_seconds",
     "translate_errors",
 ]
@@ -174,6 +176,20 @@ class RateLimiter:
             self._next = start + 1.0 / self.qps
         if start > now:
             self._sleep(start - now)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_body(body: Any) -> bytes:
+    """``body`` as compact UTF-8 JSON, each lone surrogate sent as U+FFFD.
+
+    A Python str may hold lone surrogates, which UTF-8 cannot encode; one
+    replacement character per surrogate keeps every code-point (and UTF-16)
+    offset of the text the same on both sides.
+    """
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 def _provider_message(response: httpx.Response) -> str:
@@ -386,6 +402,8 @@ class RemoteHTTP:
         retries are spent or the failure is final.
         """
         url = self.url(path)
+        content = json_body(body)
+        headers = {**self._headers, "Content-Type": "application/json"}
         attempt = 0
         while True:
             self._limiter.wait()
@@ -401,7 +419,7 @@ class RemoteHTTP:
                     ),
                 ):
                     response = self.client.post(
-                        url, json=body, headers=self._headers, timeout=self.timeout
+                        url, content=content, headers=headers, timeout=self.timeout
                     )
                     response.raise_for_status()
                     return response.json()
