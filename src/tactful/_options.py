@@ -1,17 +1,29 @@
-"""Moderator options from the command line: ``-O KEY=VALUE`` and ``-O NAME.KEY=VALUE``.
+"""The command line's shared options: ``-O KEY=VALUE``, ``--store``, ``--engine``...
 
-Every face that builds moderators (``check``, ``eval``, ``audit``, ``serve``)
+Every face that builds moderators (``check``, ``eval``, ``audit``, ``serve``...)
 reads its ``-O`` values with :func:`parse_options` and builds each moderator
-with ``tactful.load(name, **options[name])``.
+with ``tactful.load(name, **options[name])``. The option types
+(``ModeratorOpt``, ``OptionOpt``, ``StoreOpt``, ``EngineOpt``...) are declared
+here once, so that the commands defined beside their libraries
+(``audit/_cli.py``, ``train/_cli.py``...) share them with ``tactful.cli``
+without importing it (it imports them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import click
+import typer
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .store import ResultStore
 
 __all__ = [
     "AMBIGUOUS_OPTION_MESSAGE",
@@ -19,9 +31,90 @@ __all__ = [
     "MALFORMED_OPTION_MESSAGE",
     "NO_MODERATOR_MESSAGE",
     "UNKNOWN_PREFIX_MESSAGE",
+    "BatchSizeOpt",
+    "DataDirOpt",
+    "EngineOpt",
+    "JsonOpt",
+    "ModeratorOpt",
+    "OptionOpt",
+    "StoreOpt",
+    "opened_store",
     "parse_option_value",
     "parse_options",
 ]
+
+ModeratorOpt = Annotated[
+    str,
+    typer.Option("--moderator", "-m", help="Registered moderator name (see `tactful moderators`)."),
+]
+DataDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
+        file_okay=False,
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help="Result store (SQLite file): answers it holds are reused, new ones are kept there.",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        "-O",
+        metavar="KEY=VALUE",
+        help="Moderator option, repeatable; VALUE is read as JSON when it parses. "
+        "With several -m: NAME.KEY=VALUE.",
+        show_default=False,
+    ),
+]
+EngineOpt = Annotated[
+    Literal["local", "ray"],
+    typer.Option(
+        "--engine",
+        help="Where the moderator runs: local, or ray (the scale extra; needs --store).",
+    ),
+]
+BatchSizeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--batch-size",
+        min=1,
+        help="Texts per moderator call. Default: the moderator's own, else 64.",
+        show_default=False,
+    ),
+]
+
+
+@contextlib.contextmanager
+def opened_store(path: Path | None) -> Iterator[ResultStore | None]:
+    """The result store at ``path`` (``None`` without one), closed afterwards.
+
+    A store of an older format is upgraded in place; say so on stderr in one line.
+    """
+    if path is None:
+        yield None
+        return
+    from .store import SCHEMA_VERSION, ResultStore
+
+    with ResultStore(path) as store:
+        if store.migrated_from is not None:
+            click.echo(
+                f"note: upgraded the result store {path} from schema version "
+                f"{store.migrated_from} to {SCHEMA_VERSION}.",
+                err=True,
+            )
+        yield store
+
 
 MALFORMED_OPTION_MESSAGE = "-O {item!r} is not KEY=VALUE (e.g. -O timeout=30)."
 AMBIGUOUS_OPTION_MESSAGE = (

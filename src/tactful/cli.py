@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import click
 import typer
@@ -25,6 +25,16 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from . import __version__
+from ._options import (
+    BatchSizeOpt,
+    DataDirOpt,
+    EngineOpt,
+    JsonOpt,
+    ModeratorOpt,
+    OptionOpt,
+    StoreOpt,
+    opened_store,
+)
 from .audit._cli import audit_command
 from .errors import MissingDataError, TactfulError
 
@@ -61,77 +71,6 @@ app = typer.Typer(
 _out = Console(highlight=False)
 _err = Console(stderr=True, highlight=False)
 
-ModeratorOpt = Annotated[
-    str,
-    typer.Option("--moderator", "-m", help="Registered moderator name (see `tactful moderators`)."),
-]
-DataDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
-        file_okay=False,
-        show_default=False,
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
-StoreOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--store",
-        help="Result store (SQLite file): answers it holds are reused, new ones are kept there.",
-        dir_okay=False,
-        show_default=False,
-    ),
-]
-OptionOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--option",
-        "-O",
-        metavar="KEY=VALUE",
-        help="Moderator option, repeatable; VALUE is read as JSON when it parses. "
-        "With several -m: NAME.KEY=VALUE.",
-        show_default=False,
-    ),
-]
-EngineOpt = Annotated[
-    Literal["local", "ray"],
-    typer.Option(
-        "--engine",
-        help="Where the moderator runs: local, or ray (the scale extra; needs --store).",
-    ),
-]
-BatchSizeOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--batch-size",
-        min=1,
-        help="Texts per moderator call. Default: the moderator's own, else 64.",
-        show_default=False,
-    ),
-]
-
-
-@contextlib.contextmanager
-def _opened_store(path: Path | None) -> Any:
-    """The result store at ``path`` (``None`` without one), closed afterwards.
-
-    A store of an older format is upgraded in place; say so in one line.
-    """
-    if path is None:
-        yield None
-        return
-    from .store import SCHEMA_VERSION, ResultStore
-
-    with ResultStore(path) as store:
-        if store.migrated_from is not None:
-            click.echo(
-                f"note: upgraded the result store {path} from schema version "
-                f"{store.migrated_from} to {SCHEMA_VERSION}.",
-                err=True,
-            )
-        yield store
 
 
 def _print_json(obj: Any) -> None:
@@ -187,7 +126,7 @@ def check(
     from .store import analyze_all
 
     mod = tactful.load(moderator, **parse_options(option or [], [moderator])[moderator])
-    with _opened_store(store) as db:
+    with opened_store(store) as db:
         # analyze_all checks that the moderator answers once per text.
         analyses = analyze_all(mod, texts, store=db)
     if as_json:
@@ -310,7 +249,7 @@ def eval_(
     from .evaluate import evaluate
 
     options = parse_options(option or [], [moderator])[moderator]
-    with _opened_store(store) as db:
+    with opened_store(store) as db:
         try:
             result = evaluate(
                 dataset,
