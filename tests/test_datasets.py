@@ -17,14 +17,16 @@ from tactful.datasets import (
     dataset_status,
     get_spec,
     load_dataset,
+    load_holistic_buckets,
     load_holistic_descriptors,
-    normalize_groups,
+    load_holistic_nouns,
     offsets_to_spans,
     rater_gold_spans,
     span_offsets,
 )
-from tactful.datasets._loaders import decode_bytes_literal
+from tactful.datasets._toxigen import decode_bytes_literal
 from tactful.errors import DataError, MissingDataError, UnknownNameError
+from tactful.identity import GROUPS
 
 #: Row counts per split as the data README gives them (split names as tactful
 #: names them). Derived splits are checked separately below.
@@ -289,7 +291,10 @@ def test_raters_folder_to_gold_spans(tmp_path):
     assert first.spans == (Span(4, 10, "insult"), Span(11, 15, "insult"))
     assert first.label == 1
     assert dict(first.meta) == {
-        "n_raters": 3, "all_toxic_votes": 1, "not_toxic_votes": 0, "marked_by_any": frozenset(range(4, 15)),
+        "n_raters": 3,
+        "all_toxic_votes": 1,
+        "not_toxic_votes": 0,
+        "marked_by_any": frozenset(range(4, 15)),
     }
     assert second.spans == () and second.label == 0
     assert second.meta["not_toxic_votes"] == 2
@@ -306,14 +311,40 @@ def test_decode_bytes_literal():
     assert decode_bytes_literal("b'unterminated") == "b'unterminated"
 
 
-def test_normalize_groups():
-    assert normalize_groups(["Non-White", "lgbt-related", "", "women", "non-white"]) == (
-        "women",
-        "non-white",
-        "lgbt",
+def test_unknown_group_in_a_file_is_a_one_line_data_error(tmp_path):
+    folder = tmp_path / "speech_suppression"
+    folder.mkdir()
+    (folder / "stormfront_with_identities.csv").write_text(
+        "Sentence,label,Big_identity,Sub_Identities\n"
+        "hello,0,Non-White,black\n"
+        "there,1,martians;women,x\n"
     )
-    with pytest.raises(DataError, match=r"Unknown identity group 'martians' in x.csv"):
-        normalize_groups(["martians"], where="x.csv")
+    with pytest.raises(DataError) as err:
+        load_dataset("ss_stormfront", data_dir=tmp_path)
+    assert str(err.value) == (
+        "[T020] Data set 'ss_stormfront': cannot read "
+        "speech_suppression/stormfront_with_identities.csv, data row 2: "
+        "Unknown identity group 'martians'. Known identity groups: "
+        + ", ".join(sorted(GROUPS))
+        + "."
+    )
+
+
+def test_group_spellings_are_read_through_the_identity_vocabulary(tmp_path):
+    folder = tmp_path / "speech_suppression"
+    folder.mkdir()
+    (folder / "stormfront_with_identities.csv").write_text(
+        "Sentence,label,Big_identity,Sub_Identities\n"
+        "a,0,lgbt-related;Non-White;;non-white,gay; black;gay\n"
+        "b,1,,\n"
+    )
+    a, b = load_dataset("ss_stormfront", data_dir=tmp_path)
+    assert (a.groups, a.sub_identities, a.labels["hate"]) == (
+        ("non-white", "lgbt"),
+        ("gay", "black"),
+        0,
+    )
+    assert (b.groups, b.sub_identities, b.label) == ((), (), 1)
 
 
 # ----------------------------------------------------------------------------- real data
@@ -513,7 +544,7 @@ def test_openai_and_speech_suppression_records(data_dir):
         for r in load_dataset(name, data_dir=data_dir)
         for g in r.groups
     }
-    assert groups == set(ds.IDENTITY_GROUPS)
+    assert groups == set(GROUPS)
 
 
 def test_paradetox_pairs(data_dir):
@@ -532,6 +563,27 @@ def test_holistic_descriptors(data_dir):
     axes = load_holistic_descriptors(data_dir)
     assert len(axes) == 13 and sum(map(len, axes.values())) == 583
     assert axes["ability"][:3] == ["Deaf", "hard-of-hearing", "hearing-impaired"]
+    buckets = load_holistic_buckets(data_dir)
+    assert list(buckets) == list(axes)
+    assert buckets["ability"]["auditory"][:3] == ["Deaf", "hard-of-hearing", "hearing-impaired"]
+    for axis, by_bucket in buckets.items():  # the flat list is the buckets', deduplicated
+        assert list(dict.fromkeys(d for ds_ in by_bucket.values() for d in ds_)) == axes[axis]
+    nouns = load_holistic_nouns(data_dir)
+    assert nouns["female"][:2] == [("woman", "women"), ("lady", "ladies")]
+    assert set(nouns) == {"female", "male", "neutral"}
+
+
+def test_holistic_files_errors(tmp_path):
+    (tmp_path / "holistic_bias").mkdir()
+    with pytest.raises(MissingDataError, match="needs holistic_bias/nouns.json"):
+        load_holistic_nouns(tmp_path)
+    (tmp_path / "holistic_bias" / "nouns.json").write_text('{"female": [["woman"]]}')
+    with pytest.raises(DataError, match=r"bucket 'female' is not a list of \[singular, plural\]"):
+        load_holistic_nouns(tmp_path)
+    (tmp_path / "holistic_bias" / "descriptors.json").write_text('{"ability": ["Deaf"]}')
+    assert load_holistic_descriptors(tmp_path) == {"ability": ["Deaf"]}
+    with pytest.raises(DataError, match="axis 'ability' is not an object of buckets"):
+        load_holistic_buckets(tmp_path)
 
 
 def test_tv_synopses(data_dir):

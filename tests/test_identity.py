@@ -14,11 +14,15 @@ import pytest
 
 from tactful.errors import ConfigError, DataError, MissingDataError, UnknownNameError
 from tactful.identity import (
+    GROUP_ALIASES,
     GROUPS,
+    TOXIGEN_GROUPS,
     IdentityTagger,
     IdentityTags,
     agreement,
+    group_lists,
     normalize_group,
+    normalize_groups,
     parse_paper_groups,
     tag,
     term_forms,
@@ -258,6 +262,41 @@ def test_normalize_and_parse_paper_groups():
     assert parse_paper_groups(float("nan")) == frozenset()
     assert parse_paper_groups("") == frozenset()
     assert parse_paper_groups(None) == frozenset()
+
+
+def test_one_vocabulary_of_group_names():
+    assert set(GROUP_ALIASES.values()) == set(GROUPS)
+    assert all(GROUP_ALIASES[g] == g for g in GROUPS)
+    assert {normalize_group(a) for a in ("LGBTQ", "nonwhite", "Non Christian")} == {
+        "lgbt",
+        "non-white",
+        "non-christian",
+    }
+    assert normalize_groups(["Non-White", "lgbt-related", "", " ", "women", "non-white"]) == (
+        "women",
+        "non-white",
+        "lgbt",
+    )
+    assert set(TOXIGEN_GROUPS.values()) <= set(GROUPS)
+    with pytest.raises(UnknownNameError) as err:
+        normalize_groups(["women", "martians"])
+    assert str(err.value) == (
+        "[T011] Unknown identity group 'martians'. Known identity groups: "
+        + ", ".join(sorted(GROUPS))
+        + "."
+    )
+    with pytest.raises(ConfigError, match="must be a str. Got int"):
+        normalize_group(3)  # type: ignore[arg-type]
+
+
+def test_group_lists_checks_the_shape_once():
+    assert group_lists([{"men"}, (), ["x", "y"]]) == [["men"], [], ["x", "y"]]
+    with pytest.raises(ConfigError, match="'pred' parameter must be a sequence of group"):
+        group_lists("men", "pred")
+    with pytest.raises(ConfigError, match=r"got the str 'men;women' at position 0 \(split"):
+        group_lists(["men;women"])
+    with pytest.raises(ConfigError, match="Got int at position 1"):
+        group_lists([{"men"}, 3])  # type: ignore[list-item]
 
 
 def test_agreement_on_a_hand_made_case():

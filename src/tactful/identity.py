@@ -61,10 +61,14 @@ from .errors import ConfigError, DataError, MissingDataError, UnknownNameError
 
 __all__ = [
     "GROUPS",
+    "GROUP_ALIASES",
+    "TOXIGEN_GROUPS",
     "IdentityTagger",
     "IdentityTags",
     "agreement",
+    "group_lists",
     "normalize_group",
+    "normalize_groups",
     "parse_paper_groups",
     "tag",
     "term_forms",
@@ -84,8 +88,37 @@ GROUPS: tuple[str, ...] = (
     "disability",
 )
 
-#: Other spellings of the groups seen in the paper's files (lower-cased).
-_GROUP_ALIASES = {g: g for g in GROUPS} | {"lgbt-related": "lgbt"}
+#: Every accepted spelling of a group (lower-cased, stripped) → the group. Besides the
+#: nine names: ``lgbt-related`` (the paper's csv files and its ``identity_tags``
+#: folders), ``lgbtq`` (ToxiGen), and the unhyphenated ``nonwhite``/``non white``,
+#: ``nonchristian``/``non christian``.
+GROUP_ALIASES: dict[str, str] = {
+    **{g: g for g in GROUPS},
+    "lgbt-related": "lgbt",
+    "lgbtq": "lgbt",
+    "nonwhite": "non-white",
+    "non white": "non-white",
+    "nonchristian": "non-christian",
+    "non christian": "non-christian",
+}
+
+#: ToxiGen ``target_group`` → group. ToxiGen covers 13 minority groups; each falls in
+#: one of the paper's groups (loaders keep the original value as a sub-identity).
+TOXIGEN_GROUPS: dict[str, str] = {
+    "asian": "non-white",
+    "black": "non-white",
+    "chinese": "non-white",
+    "jewish": "non-christian",
+    "latino": "non-white",
+    "lgbtq": "lgbt",
+    "mental_dis": "disability",
+    "mexican": "non-white",
+    "middle_east": "non-white",
+    "muslim": "non-christian",
+    "native_american": "non-white",
+    "physical_dis": "disability",
+    "women": "women",
+}
 
 LEXICON_FILE = "terms.csv"
 _LEXICON_FIELDS = ("term", "group", "sub_identity", "kind", "source")
@@ -181,7 +214,11 @@ def term_forms(term: str) -> frozenset[str]:
 
 
 def normalize_group(name: str) -> str:
-    """Map a group name as the paper's files spell it to one of :data:`GROUPS`.
+    """Map a spelling of a group (:data:`GROUP_ALIASES`) to one of :data:`GROUPS`.
+
+    This is the one rule for group names, used by the data-set loaders, the tagger's
+    lexicon builder, the audit and :func:`agreement`. A loader that meets an unknown
+    name in a file reports it as that file's :class:`~tactful.errors.DataError`.
 
     >>> normalize_group("Non-White"), normalize_group("lgbt-related")
     ('non-white', 'lgbt')
@@ -189,16 +226,40 @@ def normalize_group(name: str) -> str:
     Raises
     ------
     UnknownNameError
-        For a name that is not a group or a known spelling of one.
+        For a name that is not a group or a known spelling of one; the message
+        lists the groups.
+    ConfigError
+        If ``name`` is not a str.
     """
     if not isinstance(name, str):
         raise ConfigError(
             f"An identity group name must be a str. Got {type(name).__name__} instead."
         )
     try:
-        return _GROUP_ALIASES[name.strip().lower()]
+        return GROUP_ALIASES[name.strip().lower()]
     except KeyError:
         raise UnknownNameError("identity group", name, GROUPS) from None
+
+
+def normalize_groups(names: Iterable[str]) -> tuple[str, ...]:
+    """Map spellings of groups to :data:`GROUPS`, dropping blanks and repeats.
+
+    >>> normalize_groups(["Non-White", "lgbt-related", "", "women", "non-white"])
+    ('women', 'non-white', 'lgbt')
+
+    Returns
+    -------
+    tuple of str
+        The groups, in :data:`GROUPS` order.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name :func:`normalize_group` does not know (a new spelling is
+        noticed, never dropped).
+    """
+    found = {normalize_group(n) for n in names if not isinstance(n, str) or n.strip()}
+    return tuple(g for g in GROUPS if g in found)
 
 
 def parse_paper_groups(value: Any) -> frozenset[str]:
@@ -211,7 +272,49 @@ def parse_paper_groups(value: Any) -> frozenset[str]:
         return frozenset()
     if not isinstance(value, str):
         raise ConfigError(f"A Big_identity cell must be a str or empty. Got {value!r} instead.")
-    return frozenset(normalize_group(v) for v in value.split(";") if v.strip())
+    return frozenset(normalize_groups(value.split(";")))
+
+
+def group_lists(values: Sequence[Iterable[str]], name: str = "groups") -> list[list[str]]:
+    """Check that ``values`` holds one collection of group names per text; return them as lists.
+
+    The one shape check for a per-text group column (``[{"men"}, set(), ...]``), for
+    :func:`agreement` and the audit's suppression tables. Names are returned as given:
+    the caller decides how to map them (:func:`normalize_group`).
+
+    Parameters
+    ----------
+    values : sequence of iterables of str
+        One collection of group names per text.
+    name : str, default "groups"
+        The parameter name used in error messages.
+
+    Raises
+    ------
+    ConfigError
+        If ``values`` is a str, or an item is a str (a ``"men;women"`` cell must be
+        split with :func:`parse_paper_groups` first) or not iterable.
+    """
+    if isinstance(values, str):
+        raise ConfigError(
+            f"The {name!r} parameter must be a sequence of group collections, not a str."
+        )
+    out = []
+    for i, row in enumerate(values):
+        if isinstance(row, str):
+            raise ConfigError(
+                f"The {name!r} parameter must hold collections of group names; got the str "
+                f"{row!r} at position {i} (split a 'men;women' cell with parse_paper_groups "
+                "first)."
+            )
+        try:
+            out.append(list(row))
+        except TypeError:
+            raise ConfigError(
+                f"The {name!r} parameter must hold collections of group names. "
+                f"Got {type(row).__name__} at position {i}."
+            ) from None
+    return out
 
 
 class _Index:
@@ -417,27 +520,8 @@ def tag(text: str) -> IdentityTags:
 def _group_sets(
     name: str, values: Sequence[Iterable[str]], groups: tuple[str, ...]
 ) -> list[frozenset[str]]:
-    if isinstance(values, str):
-        raise ConfigError(
-            f"The {name!r} parameter must be a sequence of group collections, not a str."
-        )
-    out = []
     keep = set(groups)
-    for i, row in enumerate(values):
-        if isinstance(row, str):
-            raise ConfigError(
-                f"The {name!r} parameter must hold collections of group names; got the str {row!r} "
-                f"at position {i} (split a 'men;women' cell with parse_paper_groups first)."
-            )
-        try:
-            names = {normalize_group(g) for g in row}
-        except TypeError:
-            raise ConfigError(
-                f"The {name!r} parameter must hold collections of group names. "
-                f"Got {type(row).__name__} at position {i}."
-            ) from None
-        out.append(frozenset(names & keep))
-    return out
+    return [frozenset(normalize_group(g) for g in row) & keep for row in group_lists(values, name)]
 
 
 def agreement(

@@ -21,18 +21,31 @@ from pathlib import Path
 
 from ..config import resolve_data_dir
 from ..errors import DataError, MissingDataError, UnknownNameError
-from . import _loaders, _loaders_more, _tv  # noqa: F401  (importing registers the data sets)
-from ._groups import GROUP_ALIASES, IDENTITY_GROUPS, normalize_groups
+
+# One module per source family; importing it registers its data sets.
+from . import (  # noqa: F401
+    _detexd,
+    _jailbreak,
+    _jigsaw,
+    _openai,
+    _paradetox,
+    _suppression,
+    _toxicchat,
+    _toxicspans,
+    _toxigen,
+    _tv,
+    _tweets,
+)
+from ._holistic import load_holistic_buckets, load_holistic_descriptors, load_holistic_nouns
 from ._io import Source, Table, missing_message
-from ._loaders import load_holistic_descriptors
+from ._openai import OPENAI_CATEGORIES
 from ._record import Record
 from ._spans import RATER_SPAN_TYPES, offsets_to_spans, rater_gold_spans, span_offsets
 from ._spec import TASKS, DatasetSpec, dataset_names, get_loader, get_spec
 from ._spec import dataset as register_dataset
 
 __all__ = [
-    "GROUP_ALIASES",
-    "IDENTITY_GROUPS",
+    "OPENAI_CATEGORIES",
     "RATER_SPAN_TYPES",
     "TASKS",
     "DatasetSpec",
@@ -41,8 +54,9 @@ __all__ = [
     "dataset_status",
     "get_spec",
     "load_dataset",
+    "load_holistic_buckets",
     "load_holistic_descriptors",
-    "normalize_groups",
+    "load_holistic_nouns",
     "offsets_to_spans",
     "rater_gold_spans",
     "register_dataset",

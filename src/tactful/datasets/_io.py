@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import dataclasses
 import gzip
 import json
 import os
@@ -14,10 +15,25 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import DataError, MissingDataError
+from ..errors import DataError, MissingDataError, UnknownNameError
+from ..identity import normalize_groups
 from ._record import Record
 
-__all__ = ["Source", "Table"]
+__all__ = [
+    "BINARY",
+    "BINARY_OR_MISSING",
+    "SEED",
+    "Source",
+    "Table",
+    "any_positive",
+    "missing_message",
+    "parse_offsets",
+    "relabel",
+    "rows",
+]
+
+#: Seed of every derived split (dev carve-outs, folds, the first random split).
+SEED = 0
 
 _HINT = "Pass --data-dir or set TACTFUL_DATA."
 
@@ -35,6 +51,11 @@ class Table:
 
     records: list[Record]
     splits: dict[str, Sequence[int]] = field(default_factory=dict)
+
+    @classmethod
+    def all_rows(cls, records: list[Record]) -> Table:
+        """A data set with one split, ``"all"``, holding every record."""
+        return cls(records, {"all": rows(len(records))})
 
 
 def missing_message(name: str, rel: str, folder: Path) -> str:
@@ -149,6 +170,22 @@ class Source:
         return {str(c): df[c].tolist() for c in df.columns}
 
     # -- cell parsers --------------------------------------------------------------
+    def text(self, rel: str, row: int, value: Any) -> str:
+        """``value`` if it is a str (a JSON text field), else a DataError."""
+        if not isinstance(value, str):
+            raise self.error(rel, f"text is {type(value).__name__}, not a string", row)
+        return value
+
+    def groups(self, rel: str, row: int | None, names: Iterable[str]) -> tuple[str, ...]:
+        """Identity groups of a row (:func:`tactful.identity.normalize_groups`).
+
+        An unknown spelling is this file's :class:`DataError`, naming the file and row.
+        """
+        try:
+            return normalize_groups(names)
+        except UnknownNameError as exc:
+            raise self.error(rel, exc.args[0], row) from None
+
     def binary(
         self, rel: str, row: int, value: Any, mapping: Mapping[str, int | None]
     ) -> int | None:
@@ -160,10 +197,96 @@ class Source:
             )
         return mapping[key]
 
+    def label_records(
+        self,
+        rel: str,
+        text_col: str,
+        label_col: str,
+        key: str,
+        mapping: Mapping[str, int | None] | None = None,
+        *,
+        extra_labels: Sequence[str] = (),
+        meta_cols: Sequence[str] = (),
+        group_cols: tuple[str, str] | None = None,
+    ) -> list[Record]:
+        """One record per csv row of a text and a binary label (split ``"all"``, id = row).
+
+        Parameters
+        ----------
+        rel, text_col, label_col : str
+            The file and its text and label columns.
+        key : str
+            ``labels[key]`` is the label, read through ``mapping`` (default :data:`BINARY`).
+        extra_labels : sequence of str
+            More label columns, read with :data:`BINARY_OR_MISSING` into ``labels``.
+        meta_cols : sequence of str
+            Columns kept as they are in ``meta``.
+        group_cols : (str, str), optional
+            The columns of ``;``-separated group names and sub-identities:
+            ``groups`` through :func:`tactful.identity.normalize_groups`,
+            ``sub_identities`` stripped, without blanks and repeats.
+        """
+        tag_cols = group_cols or ()
+        cols = self.read_csv(rel, [text_col, label_col, *tag_cols, *extra_labels, *meta_cols])
+        mapping = BINARY if mapping is None else mapping
+        extras = {c: cols[c] for c in extra_labels}
+        metas = {c: cols[c] for c in meta_cols}
+        groups_of: dict[str, tuple[str, ...]] = {}  # few distinct cells: map each once
+        out = []
+        for i, (text, cell) in enumerate(zip(cols[text_col], cols[label_col], strict=True)):
+            y = self.binary(rel, i, cell, mapping)
+            labels: dict[str, int | None] = {key: y}
+            for c, col in extras.items():
+                labels[c] = self.binary(rel, i, col[i], BINARY_OR_MISSING)
+            groups: tuple[str, ...] = ()
+            subs: tuple[str, ...] = ()
+            if group_cols is not None:
+                big = cols[group_cols[0]][i]
+                if big not in groups_of:
+                    groups_of[big] = self.groups(rel, i, big.split(";"))
+                groups = groups_of[big]
+                sub = cols[group_cols[1]][i]
+                subs = tuple(dict.fromkeys(t.strip() for t in sub.split(";") if t.strip()))
+            out.append(
+                Record(
+                    str(i),
+                    text,
+                    y,
+                    "all",
+                    labels,
+                    groups=groups,
+                    sub_identities=subs,
+                    meta={c: v[i] for c, v in metas.items()},
+                )
+            )
+        return out
+
 
 #: Cell spellings of a 0/1 label, including pandas' float rendering and blanks.
 BINARY = {"0": 0, "1": 1, "0.0": 0, "1.0": 1}
 BINARY_OR_MISSING = {**BINARY, "": None, "nan": None, "NaN": None}
+
+
+def rows(n: int, start: int = 0) -> list[int]:
+    """Indices ``start .. start + n - 1``: a split of ``n`` consecutive records."""
+    return list(range(start, start + n))
+
+
+def relabel(records: list[Record], split_of: Mapping[int, str]) -> list[Record]:
+    """Records with their natural split set from ``split_of`` (index → split)."""
+    return [
+        dataclasses.replace(r, split=split_of[i]) if i in split_of else r
+        for i, r in enumerate(records)
+    ]
+
+
+def any_positive(values: Sequence[int | None]) -> int | None:
+    """1 if any value is 1; 0 if at least one is known and all known are 0; else None."""
+    if any(v == 1 for v in values):
+        return 1
+    if any(v == 0 for v in values):
+        return 0
+    return None
 
 
 def parse_offsets(src: Source, rel: str, row: int, cell: str) -> list[int]:

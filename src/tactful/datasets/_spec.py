@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, UnknownNameError
 
 if TYPE_CHECKING:
     from ._io import Source, Table
 
-__all__ = ["TASKS", "DatasetSpec", "dataset_names", "get_spec"]
+__all__ = ["TASKS", "DatasetSpec", "dataset", "dataset_names", "get_spec", "label_dataset"]
 
 #: What a data set's primary ``Record.label`` means.
 TASKS = ("toxicity", "jailbreak", "delicate", "hate", "offensive", "spans")
@@ -49,6 +49,11 @@ class DatasetSpec:
     description: str
     expected_rows: Mapping[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def single(cls, name: str, task: str, file: str, rows: int, description: str) -> DatasetSpec:
+        """The spec of a data set read from one file, with one split ``"all"`` of ``rows`` rows."""
+        return cls(name, task, ("all",), "all", (file,), description, {"all": rows})
+
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise ConfigError(
@@ -82,6 +87,30 @@ def dataset(spec: DatasetSpec) -> Callable[[Loader], Loader]:
         return loader
 
     return deco
+
+
+def label_dataset(
+    spec: DatasetSpec,
+    text_col: str,
+    label_col: str,
+    key: str,
+    mapping: Mapping[str, int | None] | None = None,
+    **options: Any,
+) -> None:
+    """Register a one-file csv data set whose rows are a text and a binary label.
+
+    The loader is :meth:`Source.label_records` on ``spec.files[0]`` with these
+    arguments (``options``: ``extra_labels``, ``meta_cols``, ``group_cols``), and its
+    only split is ``"all"``.
+    """
+    from ._io import Table
+
+    (rel,) = spec.files
+
+    def load(src: Source) -> Table:
+        return Table.all_rows(src.label_records(rel, text_col, label_col, key, mapping, **options))
+
+    dataset(spec)(load)
 
 
 def dataset_names() -> list[str]:

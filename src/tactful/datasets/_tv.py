@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from ._groups import normalize_groups
 from ._io import Source, Table
 from ._record import Record
 from ._spec import DatasetSpec, dataset
@@ -160,9 +159,9 @@ def _tv_synopses(src: Source) -> Table:
                 1 - pg13,
                 "all",
                 {"pg_ok": pg, "pg13_ok": pg13},
-                groups=normalize_groups(groups, where=_TAGS),
+                groups=src.groups(_TAGS, None, groups),
                 sub_identities=tuple(subs),
                 meta={"show": show, "rating": rating, "file": fname},
             )
         )
-    return Table(out, {"all": list(range(len(out)))})
+    return Table.all_rows(out)
