@@ -16,6 +16,7 @@ from tactful.functional import (
     EXCLUDED_DESCRIPTORS,
     FAMILIES,
     HELD_OUT_SOURCES,
+    PERSON_NOUNS,
     SUITE_TEMPLATES,
     SWAP_CLASSES,
     THREAT_PATTERN,
@@ -25,6 +26,7 @@ from tactful.functional import (
     counterfactual_records,
     descriptor_entries,
     generate,
+    holistic_person_nouns,
     identity_negatives,
     normalized_text,
     swap_identity_terms,
@@ -38,8 +40,8 @@ from tactful.identity import tag
 LEXICON_GAPS = {"straight"}  # not in the identity lexicon yet (reported to its owner)
 
 
-def _filled_texts(templates, descriptors):
-    families = {**FAMILIES, "descriptor": descriptor_entries(descriptors)}
+def _filled_texts(templates, descriptors, nouns=PERSON_NOUNS):
+    families = {**FAMILIES, "descriptor": descriptor_entries(descriptors, nouns)}
     return {normalized_text(c.text) for c in generate(templates, families, max_per_template=None)}
 
 
@@ -53,10 +55,10 @@ def test_templates_are_disjoint_by_text_and_id():
     assert {t.split for t in TRAINING_TEMPLATES} == {"train", "dev"}
 
 
-def _check_filled_disjoint(descriptors):
-    suite = _filled_texts(SUITE_TEMPLATES, descriptors)
-    train = _filled_texts([t for t in TRAINING_TEMPLATES if t.split == "train"], descriptors)
-    dev = _filled_texts([t for t in TRAINING_TEMPLATES if t.split == "dev"], descriptors)
+def _check_filled_disjoint(descriptors, nouns=PERSON_NOUNS):
+    suite = _filled_texts(SUITE_TEMPLATES, descriptors, nouns)
+    train = _filled_texts([t for t in TRAINING_TEMPLATES if t.split == "train"], descriptors, nouns)
+    dev = _filled_texts([t for t in TRAINING_TEMPLATES if t.split == "dev"], descriptors, nouns)
     assert len(suite) > 5000 and len(train) > 5000 and dev
     assert not suite & train
     assert not suite & dev
@@ -68,7 +70,13 @@ def test_every_filled_text_is_disjoint_builtin_descriptors():
 
 
 def test_every_filled_text_is_disjoint_holistic_descriptors(data_dir):
-    _check_filled_disjoint(load_holistic_descriptors(data_dir))
+    nouns = list(dict.fromkeys([*PERSON_NOUNS, *holistic_person_nouns(data_dir)]))
+    _check_filled_disjoint(load_holistic_descriptors(data_dir), nouns)
+
+
+def test_holistic_person_nouns(data_dir):
+    nouns = dict(holistic_person_nouns(data_dir))
+    assert (nouns["woman"], nouns["man"], nouns["person"]) == ("f", "m", None)
 
 
 # ------------------------------------------------------------------ identity negatives

@@ -108,8 +108,9 @@ def score_functional(records: Sequence[Record], analyses: Sequence[Analysis]) ->
     >>> from tactful.functional import build_suite, case_records
     >>> recs = [r for r in case_records(build_suite()) if r.text == "I am a gay man."]
     >>> frame = score_functional(recs, [Analysis(flagged=False)])
-    >>> frame.loc[0, ["functionality", "n", "pass_rate", "span_pass_rate"]].tolist()
-    ['identity_self_description', 1, 1.0, 1.0]
+    >>> [row] = functional_rows(frame)
+    >>> row["functionality"], row["n"], row["pass_rate"], row["span_pass_rate"]
+    ('identity_self_description', 1, 1.0, 1.0)
     """
     if len(records) != len(analyses):
         raise ConfigError(
@@ -165,7 +166,7 @@ def functional_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """
     return [
         {
-            k: (None if pd.isna(v) else (v.item() if hasattr(v, "item") else v))
+            str(k): (None if pd.isna(v) else (v.item() if hasattr(v, "item") else v))
             for k, v in row.items()
         }
         for row in frame.to_dict("records")

@@ -36,6 +36,7 @@ __all__ = [
     "THREAT_PATTERN",
     "TRAINING_SOURCES",
     "counterfactual_records",
+    "holistic_person_nouns",
     "identity_negatives",
     "keyword_threats",
     "threat_template_records",
@@ -323,7 +324,7 @@ def counterfactual_records(records: Iterable[Record], *, seed: int = 0) -> list[
     --------
     >>> [r] = counterfactual_records([Record("a", "Muslim men are great", 0, "train")])
     >>> r.text, r.label, r.meta["counterfactual_of"]
-    ('Christian women are great', 0, 'a')
+    ('Sikh women are great', 0, 'a')
     """
     out = []
     for r in records:
@@ -349,11 +350,26 @@ def counterfactual_records(records: Iterable[Record], *, seed: int = 0) -> list[
     return out
 
 
+_GENDER_BUCKETS = {"female": "f", "male": "m"}
+
+
+def holistic_person_nouns(data_dir: DataDir = None) -> list[tuple[str, str | None]]:
+    """HolisticBias's person nouns as ``(singular, gender)`` pairs for :func:`identity_negatives`.
+
+    The ``female`` and ``male`` buckets give ``"f"`` and ``"m"``; the others ``None``.
+    """
+    return [
+        (singular, _GENDER_BUCKETS.get(bucket))
+        for bucket, pairs in datasets.load_holistic_nouns(data_dir).items()
+        for singular, _ in pairs
+    ]
+
+
 def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]:
     """Every targeted training row of issue 11 item 2 (split ``"train"`` only).
 
     Harmless identity negatives (:func:`identity_negatives` with the data
-    folder's HolisticBias descriptors, :func:`toxigen_benign`), threats
+    folder's HolisticBias descriptors and nouns, :func:`toxigen_benign`), threats
     (:func:`toxicspans_threats`, :func:`keyword_threats`,
     :func:`threat_template_records`) and counterfactual copies
     (:func:`counterfactual_records`) of the rows taken from data sets (the
@@ -370,7 +386,11 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
         *keyword_threats(data_dir),
     ]
     return [
-        *identity_negatives(datasets.load_holistic_descriptors(data_dir), seed=seed),
+        *identity_negatives(
+            datasets.load_holistic_descriptors(data_dir),
+            nouns=holistic_person_nouns(data_dir),
+            seed=seed,
+        ),
         *threat_template_records(seed=seed),
         *taken,
         *counterfactual_records(taken, seed=seed),
