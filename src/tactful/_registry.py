@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
@@ -118,10 +119,41 @@ def load(name: str, **config: Any) -> Moderator:
     ------
     UnknownNameError
         If no moderator is registered under ``name``; the message lists the known names.
+    ConfigError
+        If ``config`` names an option the moderator does not take
+        (:data:`UNKNOWN_OPTION_MESSAGE`); the message lists the options it takes.
     """
     _ensure_builtins()
     try:
         factory = _REGISTRY[name]
     except KeyError:
         raise UnknownNameError("moderator", name, _REGISTRY) from None
+    _check_options(name, factory, config)
     return factory(**config)
+
+
+#: An option (``-O KEY=VALUE``, or a keyword of :func:`load`) the moderator does not take.
+UNKNOWN_OPTION_MESSAGE = "Moderator {name!r} takes no option {key!r}. Its options: {known}."
+
+
+def _check_options(name: str, factory: Factory, config: dict[str, Any]) -> None:
+    """Refuse keywords the factory's signature does not take, before calling it, so that a
+    typo in ``-O`` is one line naming the known options, not a ``TypeError`` traceback."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a C callable): let it decide
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    known = sorted(
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    )
+    for key in config:
+        if key not in known:
+            raise ConfigError(
+                UNKNOWN_OPTION_MESSAGE.format(
+                    name=name, key=key, known=", ".join(known) or "(none)"
+                )
+            )
