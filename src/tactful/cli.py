@@ -368,3 +368,4 @@ def main() -> None:
 
 app.command("audit")(audit_command)
 # Faces defined beside their libraries register here, one line each.
+app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)
