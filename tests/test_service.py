@@ -52,7 +52,6 @@ from tactful.service._app import (
     TEXT_TOO_LONG_MESSAGE,
     TOO_MANY_TEXTS_MESSAGE,
 )
-from tactful.service._cli import _parse_options
 from tactful.service._limits import (
     API_KEY_INVALID_MESSAGE,
     API_KEY_MISSING_MESSAGE,
@@ -84,7 +83,6 @@ TEXTS = [
 GATES: dict[str, threading.Event] = {}
 
 
-@tactful.register("test-gated")
 class GatedModerator:
     """``lexicon`` that waits, in ``load`` and/or ``analyze``, until the test opens its gate."""
 
@@ -108,6 +106,12 @@ class GatedModerator:
         if GatedModerator._lexicon is None:
             GatedModerator._lexicon = tactful.load("lexicon")
         return GatedModerator._lexicon.analyze(texts)
+
+
+@pytest.fixture
+def gated() -> Iterator[None]:
+    with tactful.temporary_registration("test-gated", GatedModerator):
+        yield
 
 
 # ------------------------------------------------------------------ helpers
@@ -368,7 +372,7 @@ def test_limits_on_texts(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ load, readiness, auth
 
 
-def test_overload_answers_503_with_retry_after(tmp_path: Path) -> None:
+def test_overload_answers_503_with_retry_after(tmp_path: Path, gated: None) -> None:
     gate = GATES.setdefault("overload", threading.Event())
     gate.clear()
     with serve(
@@ -404,7 +408,7 @@ def test_overload_answers_503_with_retry_after(tmp_path: Path) -> None:
         assert httpx.post(url, json={"input": "again"}).status_code == 200
 
 
-def test_not_ready_until_loaded(tmp_path: Path) -> None:
+def test_not_ready_until_loaded(tmp_path: Path, gated: None) -> None:
     gate = GATES.setdefault("loading", threading.Event())
     gate.clear()
     with serve(
@@ -563,19 +567,6 @@ def test_settings_travel_to_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     app = app_from_env()
     assert list(app.state.tactful.served) == ["lexicon", "random"]
     assert app.state.tactful.served["random"].moderator.config()["seed"] == 3
-
-
-def test_options_parser() -> None:
-    assert _parse_options(
-        ["threads=1", 'lexicon.x="a"', 't={"toxicity": 0.4}'], ["builtin", "lexicon"]
-    ) == {
-        "builtin": {"threads": 1, "t": {"toxicity": 0.4}},
-        "lexicon": {"threads": 1, "x": "a", "t": {"toxicity": 0.4}},
-    }
-    with pytest.raises(ConfigError, match="KEY=VALUE"):
-        _parse_options(["threads"], ["builtin"])
-    with pytest.raises(ConfigError, match="not served"):
-        _parse_options(["openai.model=x"], ["builtin"])
 
 
 def test_serve_command_errors_are_one_line(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -246,12 +246,11 @@ class Service:
             parse_texts_file, data, name, max_chars=self.settings.max_chars
         )
         job_id, new = await run_in_threadpool(
-            lambda: self.labels.start_job(
-                model=served.name,
-                source=name,
-                total=len(rows),
-                digest=hashlib.sha256(data).hexdigest(),
-            )
+            self.labels.start_job,
+            model=served.name,
+            source=name,
+            total=len(rows),
+            digest=hashlib.sha256(data).hexdigest(),
         )
         if new:
             self.spawn(self._run_job(job_id, served, rows, name))
@@ -265,19 +264,25 @@ class Service:
                 chunk = rows[start : start + _JOB_CHUNK]
                 analyses = await self._submit_patiently(served, [t for _, t in chunk])
                 await run_in_threadpool(
-                    lambda c=chunk, a=analyses: self.labels.add_items(
-                        model=served.name,
-                        source=name,
-                        rows=c,
-                        analyses=a,
-                        head=self.settings.review_head,
-                        threshold=served.threshold,
-                        job_id=job_id,
-                    )
+                    self.labels.add_items,
+                    model=served.name,
+                    source=name,
+                    rows=chunk,
+                    analyses=analyses,
+                    head=self.settings.review_head,
+                    threshold=served.threshold,
+                    job_id=job_id,
                 )
         except TactfulError as exc:
             await run_in_threadpool(self.labels.finish_job, job_id, str(exc))
             return
+        except Exception as exc:
+            # A bug, not the user's file: say so in the job, log no text.
+            log.error("Upload job %d failed with %s.", job_id, type(exc).__name__)
+            await run_in_threadpool(
+                self.labels.finish_job, job_id, f"Internal error ({type(exc).__name__})."
+            )
+            raise
         await run_in_threadpool(self.labels.finish_job, job_id)
 
     @staticmethod
@@ -303,7 +308,7 @@ def _threshold(settings: ServiceSettings, moderator: Moderator) -> float:
     return float(value)
 
 
-def _analyze_fn(moderator: Moderator):  # type: ignore[no-untyped-def]
+def _analyze_fn(moderator: Moderator) -> Callable[[list[str]], list[Analysis]]:
     def analyze(texts: list[str]) -> list[Analysis]:
         # One call per batch: the batcher already chose the batch.
         return analyze_all(moderator, texts, batch_size=max(1, len(texts)), concurrency=1)
@@ -614,14 +619,13 @@ def _console_routes(app: FastAPI, service: Service) -> None:
         texts = body.texts()
         analyses = await service.analyze(served, texts, "console")
         ids = await run_in_threadpool(
-            lambda: labels.add_items(
-                model=served.name,
-                source="paste",
-                rows=[(None, t) for t in texts],
-                analyses=analyses,
-                head=service.settings.review_head,
-                threshold=served.threshold,
-            )
+            labels.add_items,
+            model=served.name,
+            source="paste",
+            rows=[(None, t) for t in texts],
+            analyses=analyses,
+            head=service.settings.review_head,
+            threshold=served.threshold,
         )
         return _JSON({"items": await run_in_threadpool(labels.items, ids)})
 
@@ -662,16 +666,14 @@ def _console_routes(app: FastAPI, service: Service) -> None:
     async def job_items(
         job_id: int, offset: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)
     ) -> Response:
-        items = await run_in_threadpool(
-            lambda: labels.job_items(job_id, offset=offset, limit=limit)
-        )
+        items = await run_in_threadpool(labels.job_items, job_id, offset=offset, limit=limit)
         return _JSON({"items": items})
 
     @app.get("/console/api/queue", tags=["console"], response_model=ItemList)
     async def queue(
         model: str | None = Query(None), limit: int = Query(50, ge=1, le=1000)
     ) -> Response:
-        items = await run_in_threadpool(lambda: labels.queue(model=model, limit=limit))
+        items = await run_in_threadpool(labels.queue, model=model, limit=limit)
         return _JSON({"items": items})
 
     @app.post("/console/api/labels", tags=["console"], response_model=LabelOut, responses=_ERRORS)
@@ -680,7 +682,7 @@ def _console_routes(app: FastAPI, service: Service) -> None:
         caller = getattr(request.state, "caller", None)
         try:
             row = await run_in_threadpool(
-                lambda: labels.add_label(body.item_id, body.label, who=who, key=caller)
+                labels.add_label, body.item_id, body.label, who=who, key=caller
             )
         except KeyError:
             raise _Problem(

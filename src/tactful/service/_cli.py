@@ -8,45 +8,18 @@ exit code by the app's group.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import socket
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from .._options import parse_options
 from ..errors import ConfigError
 from ._settings import SETTINGS_ENV, ServiceSettings
 
 __all__ = ["serve_command"]
-
-
-def _parse_options(values: list[str], moderators: list[str]) -> dict[str, dict[str, Any]]:
-    """``-O KEY=VALUE`` for every served moderator, ``-O NAME.KEY=VALUE`` for one.
-
-    VALUE is read as JSON when it parses (``3``, ``true``, ``{"toxicity": 0.4}``),
-    else kept as a string.
-    """
-    out: dict[str, dict[str, Any]] = {}
-    for raw in values:
-        key, sep, value = raw.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"Options are given as -O KEY=VALUE. Got {raw!r} instead.")
-        name, dot, opt = key.strip().rpartition(".")
-        targets = [name] if dot else list(moderators)
-        if dot and name not in moderators:
-            raise ConfigError(
-                f"Option {raw!r} names moderator {name!r}, which is not served "
-                f"({', '.join(moderators)})."
-            )
-        try:
-            parsed: Any = json.loads(value)
-        except ValueError:
-            parsed = value
-        for target in targets:
-            out.setdefault(target, {})[opt if dot else key.strip()] = parsed
-    return out
 
 
 def _check_port(host: str, port: int) -> None:
@@ -83,8 +56,8 @@ def serve_command(
             "--option",
             "-O",
             metavar="KEY=VALUE",
-            help="Moderator option (VALUE read as JSON when it parses); NAME.KEY=VALUE for one "
-            "of several moderators.",
+            help="Moderator option (VALUE read as JSON when it parses); NAME.KEY=VALUE with "
+            "several moderators.",
         ),
     ] = [],  # noqa: B006
     workers: Annotated[
@@ -152,7 +125,7 @@ def serve_command(
     """Serve /v1/moderations (OpenAI's shape), /v1/analyze and the moderator console at /."""
     settings = ServiceSettings(
         moderators=tuple(moderator),
-        options=_parse_options(option, moderator),
+        options=parse_options(option, moderator),
         micro_batching=micro_batching,
         max_batch=max_batch,
         max_wait_ms=max_wait_ms,
