@@ -353,3 +353,15 @@ def test_evaluate_missing_folder_names_it(tmp_path):
         evaluate("toxicchat", moderator=KeywordModerator(), data_dir=missing)
     assert str(missing) in str(info.value)
     assert "needs toxicchat/toxicchat0124_" in str(info.value)
+
+
+def test_register_breakdown_refuses_a_second_one_for_the_same_data_set():
+    from tactful.evaluate import register_breakdown
+
+    def rows(records, analyses):
+        return []
+
+    register_breakdown("_bd_test", "rows", rows)
+    register_breakdown("_bd_test", "rows", rows)  # the same again is fine (re-import)
+    with pytest.raises(ConfigError, match="Data set '_bd_test' already has a breakdown"):
+        register_breakdown("_bd_test", "other", rows)

@@ -281,11 +281,25 @@ def _show_eval(result: dict[str, Any], as_json: bool) -> None:
     )
     table.add_column("metric")
     table.add_column("value", justify="right")
+    breakdowns = {k: v for k, v in result.items() if isinstance(v, list)}
     for key, value in result.items():
-        if key in ("dataset", "split", "moderator", "moderator_config"):
+        if key in ("dataset", "split", "moderator", "moderator_config") or key in breakdowns:
             continue
         table.add_row(key, _fmt(value))
     _out.print(table)
+    for key, rows in breakdowns.items():  # e.g. the functional suite's pass rates
+        _out.print(_rows_table(key, rows))
+
+
+def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    for col in columns:
+        first = col == columns[0]
+        table.add_column(col, justify="left" if first else "right", no_wrap=first)
+    for row in rows:
+        table.add_row(*(_fmt(row.get(col)) for col in columns))
+    return table
 
 
 # ------------------------------------------------------------------ moderators

@@ -13,7 +13,7 @@ Which metrics apply follows from what the records carry:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ._params import Constraints, Int, Nullable, OneOf, validate_params
@@ -23,7 +23,23 @@ from .errors import BackendError, ConfigError, DataError, FailedItemsError
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
 from .store import ENGINES, ResultStore, analyze_all
 
-__all__ = ["evaluate", "score"]
+__all__ = ["Breakdown", "evaluate", "register_breakdown", "score"]
+
+#: A per-row breakdown of a data set's score: (records, analyses) -> JSON-ready rows.
+Breakdown = Callable[[Sequence[Any], Sequence[Analysis]], list[dict[str, Any]]]
+_BREAKDOWNS: dict[str, tuple[str, Breakdown]] = {}
+
+
+def register_breakdown(dataset: str, key: str, breakdown: Breakdown) -> None:
+    """Add ``breakdown(records, analyses)`` to every :func:`evaluate` report of ``dataset``
+    under ``key`` (e.g. the functional suite's pass rate per functionality), declared beside
+    the data set instead of a branch on its name here.
+    """
+    old = _BREAKDOWNS.get(dataset)
+    if old is not None and old != (key, breakdown):
+        raise ConfigError(f"Data set {dataset!r} already has a breakdown ({old[0]!r}).")
+    _BREAKDOWNS[dataset] = (key, breakdown)
+
 
 #: Tasks whose prediction comes from a head of its own rather than the toxicity
 #: decision; a moderator without that head has no opinion on them.
@@ -234,7 +250,7 @@ def evaluate(
             _prediction(a, spec.task, mod.name)
 
     def report(rows: Sequence[Any], analyses: Sequence[Analysis], failed: int) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "dataset": dataset,
             "split": split,
             "task": spec.task,
@@ -243,6 +259,10 @@ def evaluate(
             "failed": failed,
             "moderator_config": mod.config(),
         }
+        if dataset in _BREAKDOWNS:
+            key, breakdown = _BREAKDOWNS[dataset]
+            out[key] = breakdown(rows, analyses)
+        return out
 
     try:
         analyses = analyze_all(

@@ -172,3 +172,6 @@ def dataset_status(
             continue
         out.append((spec, True, counts))
     return out
+
+# Data sets defined beside their libraries register on import; last, so every name above exists.
+from .. import functional as _functional  # noqa: F401  (registers "functional")

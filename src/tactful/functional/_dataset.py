@@ -19,7 +19,9 @@ from ..datasets import (
     load_holistic_descriptors,
     register_dataset,
 )
+from ..evaluate import register_breakdown
 from ._generate import DEFAULT_MAX_PER_TEMPLATE, build_suite, case_records
+from ._score import functional_rows, score_functional
 
 __all__ = ["HOLISTIC_DESCRIPTORS_FILE", "load_suite_records"]
 
@@ -66,3 +68,9 @@ def load_suite_records(data_dir: str | os.PathLike[str] | None = None) -> list[R
 def _functional(src: Source) -> Table:
     records = load_suite_records(src.root)
     return Table(records, {"test": range(len(records))})
+
+
+# `tactful eval functional` reports a pass rate per functionality beside P/R/F1.
+register_breakdown(
+    "functional", "functionalities", lambda rows, got: functional_rows(score_functional(rows, got))
+)
