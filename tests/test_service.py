@@ -242,6 +242,20 @@ def test_models_health_and_ready(server: BackgroundServer) -> None:
     assert {"/v1/moderations", "/v1/analyze", "/v1/models", "/healthz", "/readyz"} <= set(paths)
 
 
+def test_console_is_served_self_contained(server: BackgroundServer) -> None:
+    page = httpx.get(server.url + "/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    for asset in ("console.js", "console.css"):
+        resp = httpx.get(f"{server.url}/console/static/{asset}")
+        assert resp.status_code == 200
+        # Nothing is fetched from elsewhere, and texts are never parsed as HTML.
+        assert "http://" not in resp.text and "https://" not in resp.text
+        assert "innerHTML" not in resp.text and "insertAdjacentHTML" not in resp.text
+    assert "http://" not in page.text and "https://" not in page.text
+    assert httpx.get(server.url + "/v1/models").headers.get("content-security-policy") is None
+
+
 # ------------------------------------------------------------------ bad requests
 
 
