@@ -21,7 +21,13 @@ from tactful import Analysis
 from tactful.audit import build_audit_sets, run_audit
 from tactful.audit._sets import audit_views, resolve_datasets
 from tactful.datasets import Record
-from tactful.errors import PARAM_MESSAGE, DataError, MissingDataError, UnknownNameError
+from tactful.errors import (
+    PARAM_MESSAGE,
+    ConfigError,
+    DataError,
+    MissingDataError,
+    UnknownNameError,
+)
 from tactful.store import ResultStore
 
 
@@ -554,3 +560,185 @@ def test_same_figures_as_before_the_split(tmp_path: Path):
     """The synthetic audit writes, byte for byte, the report.json of the code before the split."""
     _synthetic().run(tmp_path)
     assert (tmp_path / "report.json").read_bytes() == (REFERENCE / "report.json").read_bytes()
+
+
+# --------------------------------------------------------------------------- audit views
+
+
+def test_audit_views_are_declared_once_beside_the_data_sets():
+    from tactful.datasets._audit_views import (
+        AuditView,
+        AuditViews,
+        audit_dataset_names,
+        audit_families,
+        register_audit_views,
+    )
+
+    assert audit_families() == {
+        "traditional": (
+            "ss_jigsaw_bias",
+            "ss_stormfront",
+            "ss_tweeteval_hate",
+            "ss_tweeteval_offensive",
+        ),
+        "genai": ("ss_openai", "tv_synopses"),
+    }
+    assert audit_dataset_names() == sum(audit_families().values(), ())
+    tv = audit_views("tv_synopses")
+    assert [v.set_id("tv_synopses") for v in tv.views] == [
+        "tv_synopses/pg_ok",
+        "tv_synopses/pg13_ok",
+    ]
+    assert tv.label_keys == ("pg_ok", "pg13_ok") and not tv.tagger_groups
+    # TV: violating = not ok; unknown labels stay unknown.
+    pg13 = tv.views[1]
+    assert pg13.violating([9, 9, 9], {"pg13_ok": [1, 0, None]}) == [0, 1, None]
+    assert audit_views("ss_tweeteval_hate").tagger_groups
+    with pytest.raises(UnknownNameError, match="Unknown audit data set 'toxicchat'"):
+        audit_views("toxicchat")
+    with pytest.raises(ConfigError, match="already has audit views"):
+        register_audit_views(audit_views("ss_stormfront"))
+    with pytest.raises(ConfigError, match="exactly one primary view"):
+        AuditViews("x", "genai", "tagger", (AuditView("a"), AuditView("b", suffix="b")))
+    with pytest.raises(ConfigError) as info:
+        AuditViews("x", "modern", "tagger", (AuditView("a"),))
+    assert str(info.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="family", owner="AuditViews", rule="one of 'traditional', 'genai'", value="modern"
+    )
+    with pytest.raises(ConfigError) as info:
+        AuditView("a", primary=1)  # type: ignore[arg-type]
+    assert str(info.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="primary", owner="AuditView", rule="a bool", value=1
+    )
+
+
+# --------------------------------------------------------------------------- failed items
+
+
+class Flaky(FlagWord):
+    """A backend that fails on every text with 'calm' in it, even when asked alone."""
+
+    name = "flaky"
+
+    def analyze(self, texts):
+        from tactful.errors import BackendError
+
+        if any("calm" in t for t in texts):
+            raise BackendError("backend down")
+        return super().analyze(texts)
+
+
+def test_failed_texts_are_counted_per_moderator_and_no_report_is_written(fake_data, tmp_path: Path):
+    from tactful.audit import AUDIT_FAILED_MESSAGE
+    from tactful.errors import FAILED_ITEMS_STORED, FailedItemsError
+
+    store = tmp_path / "s.sqlite"
+    args = {"datasets": "ss_stormfront", "out": tmp_path / "o", "store": store, "progress": False}
+    healthy = FlagWord()
+    with pytest.raises(FailedItemsError) as info:
+        run_audit([Flaky(), healthy], **args)
+    # Both moderators ran over all six texts; three have 'calm' in them.
+    assert len(healthy.seen) == 6
+    assert str(info.value) == "[T044] " + AUDIT_FAILED_MESSAGE.format(
+        k=1,
+        m=2,
+        counts="flaky: 3 of 6 texts (first: [T040] backend down)",
+        where=FAILED_ITEMS_STORED.format(path=store),
+    )
+    assert sorted(info.value.failed) == [1, 3, 4]
+    assert not (tmp_path / "o" / "report.json").exists()
+
+    class Recovered(FlagWord):
+        name = "flaky"  # same name, version and config: the same store key as Flaky
+
+    recovered = Recovered()
+    report = run_audit([recovered, FlagWord()], **args)
+    assert sorted(recovered.seen) == sorted(
+        r.text for r in fake_data["ss_stormfront"] if "calm" in r.text
+    )
+    assert [m["label"] for m in report["moderators"]] == ["flaky", "flagword"]
+
+
+# --------------------------------------------------------------------------- CLI options
+
+
+class Thresholded(FlagWord):
+    name = "thresholded"
+
+    def __init__(self, threshold: float = 0.5) -> None:
+        super().__init__()
+        self.threshold = threshold
+
+    def config(self) -> dict[str, Any]:
+        return {"threshold": self.threshold}
+
+
+def test_cli_options_reach_the_moderators_and_the_store_is_where_asked(fake_data, tmp_path: Path):
+    import tactful
+    from tactful.cli import app
+
+    runner = CliRunner()
+    out, store = tmp_path / "cli", tmp_path / "elsewhere.sqlite"
+    with tactful.temporary_registration("thresholded", Thresholded):
+        result = runner.invoke(
+            app,
+            [
+                "audit",
+                "-m",
+                "thresholded",
+                "-m",
+                "random",
+                "-O",
+                "thresholded.threshold=0.25",
+                "--datasets",
+                "ss_stormfront",
+                "--out",
+                str(out),
+                "--store",
+                str(store),
+                "--engine",
+                "local",
+                "--batch-size",
+                "2",
+                "--n-resamples",
+                "10",
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        assert report["moderators"][0]["config"] == {"threshold": 0.25}
+        assert store.exists() and not (out / "store.sqlite").exists()
+
+        ambiguous = runner.invoke(
+            app,
+            [
+                "audit",
+                "-m",
+                "thresholded",
+                "-m",
+                "random",
+                "-O",
+                "threshold=0.25",
+                "--out",
+                str(out),
+            ],
+        )
+    assert ambiguous.exit_code == 2
+    assert ambiguous.stderr.startswith("error: [T010] -O threshold=0.25 is ambiguous")
+    assert ambiguous.stderr.count("\n") == 1
+
+
+def test_cli_failed_texts_are_one_line_and_exit_4(fake_data, tmp_path: Path):
+    import tactful
+    from tactful.cli import app
+
+    with tactful.temporary_registration("flaky", Flaky):
+        result = CliRunner().invoke(
+            app, ["audit", "-m", "flaky", "--datasets", "ss_stormfront", "--out", str(tmp_path)]
+        )
+    assert result.exit_code == 4
+    assert result.stderr.startswith(
+        "error: [T044] The audit wrote no report: texts failed with 1 of 1 moderators "
+        "(flaky: 3 of 6 texts (first: [T040] backend down));"
+    )
+    assert result.stderr.count("\n") == 1

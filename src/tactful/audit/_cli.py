@@ -8,11 +8,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+from .._options import (
+    BatchSizeOpt,
+    DataDirOpt,
+    EngineOpt,
+    OptionOpt,
+    StoreOpt,
+    parse_options,
+)
 
 __all__ = ["audit_command"]
 
@@ -38,15 +47,7 @@ def audit_command(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for report.json, report.md and report.html.")
     ] = Path("out/audit"),
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
-            file_okay=False,
-            show_default=False,
-        ),
-    ] = None,
+    data_dir: DataDirOpt = None,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -57,43 +58,20 @@ def audit_command(
         int,
         typer.Option("--n-resamples", min=1, help="Bootstrap resamples per confidence interval."),
     ] = 1000,
-    store: Annotated[
-        Path | None,
-        typer.Option(
-            "--store",
-            help="SQLite result store (answers kept once, runs resumable). Default: OUT/store.sqlite.",
-            dir_okay=False,
-            show_default=False,
-        ),
-    ] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--option",
-            "-O",
-            metavar="KEY=VALUE",
-            help="Moderator option, repeatable; VALUE is read as JSON when it parses. "
-            "With several -m: NAME.KEY=VALUE.",
-            show_default=False,
-        ),
-    ] = None,
-    engine: Annotated[
-        Literal["local", "ray"],
-        typer.Option(
-            "--engine",
-            help="Where the moderators run: local, or ray (the scale extra).",
-        ),
-    ] = "local",
+    store: StoreOpt = None,
+    option: OptionOpt = None,
+    engine: EngineOpt = "local",
+    batch_size: BatchSizeOpt = None,
 ) -> None:
     """Audit moderators for identity-related speech suppression (Anigboro et al., 2024).
 
     Runs every moderator over every audit data set, keeps each answer in the
     result store, and writes report.json, report.md and a self-contained
-    report.html into OUT. Texts that fail with a moderator even when asked
-    alone are counted per moderator in one error line (exit 4): no report is
-    written, and a re-run asks only for them.
+    report.html into OUT; the store is OUT/store.sqlite unless --store names
+    another. Texts that fail with a moderator even when asked alone are counted
+    per moderator in one error line (exit 4): no report is written, and a re-run
+    asks only for them.
     """
-    from .._options import parse_options
     from ._runner import run_audit
 
     report = run_audit(
@@ -104,8 +82,10 @@ def audit_command(
         store=store,
         n_resamples=n_resamples,
         limit=limit,
-        progress=True,
+        # A live bar is for people: keep pipes and CI logs clean.
+        progress=sys.stderr.isatty(),
         engine=engine,
+        batch_size=batch_size,
         options=parse_options(option or [], moderator),
     )
     # Piped output has no terminal width; 120 columns keep group names whole.
@@ -131,7 +111,9 @@ def audit_command(
             *((f"{score['ratio']:.2f}", score["group"]) if score else ("—", "—")),
         )
     console.print(table)
-    for s in report["skipped"]:
-        Console(stderr=True, highlight=False).print(f"skipped {s['dataset']}: {s['reason']}")
+    for skipped in report["skipped"]:
+        Console(stderr=True, highlight=False).print(
+            f"skipped {skipped['dataset']}: {skipped['reason']}"
+        )
     for name in ("report.json", "report.md", "report.html"):
         console.print(f"wrote {out / name}")

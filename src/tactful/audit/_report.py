@@ -1,10 +1,12 @@
 """Audit reports: ``report.json``, ``report.md`` and a self-contained ``report.html``.
 
-Every renderer here is a pure function of the report dict that
-:func:`~tactful.audit.run_audit` returns, so a report can be re-rendered from a
-saved ``report.json`` alone. The HTML page carries its CSS inline and its
-figures as inline SVG drawn by matplotlib's Agg/SVG backends: it loads nothing
-from anywhere, runs no script and opens offline.
+Every renderer here is a pure function of the :class:`~tactful.audit.AuditReport`
+that :func:`~tactful.audit.run_audit` returns, so a report can be re-rendered from
+a saved ``report.json`` alone (:func:`~tactful.audit.load_report`). The HTML page
+carries its CSS inline and its figures as inline SVG drawn by matplotlib's
+Agg/SVG backends: it loads nothing from anywhere, runs no script and opens
+offline. A figure with nothing to draw is left out, and so is a moderator
+without a ratio in it (its caption says so).
 
 The views follow the paper (Anigboro et al., 2024):
 
@@ -24,7 +26,7 @@ import html
 import io
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
@@ -272,7 +274,7 @@ def _per_group_table(part: FlagTable | ScoreTable, kind: Kind) -> _Table:
     """Tables 13–14: one row per group for one moderator and one set or family."""
     columns = _GROUP_COLUMNS[kind]
     t = _Table(["group", *(h for h, _ in columns), "ratio", "95% CI"])
-    worst = (part["worst"] or {}).get("group")
+    worst = part["worst"]["group"] if part["worst"] else None
     rows: Sequence[Mapping[str, Any]] = part["groups"]
     for g in rows:
         t.add(
@@ -458,6 +460,10 @@ def ratio_figure_svg(data: FigureData, salt: str = "tactful") -> str:
     return svg[svg.index("<svg") :]
 
 
+def _drawing(data: FigureData, fid: str) -> Callable[[], str]:
+    return lambda: ratio_figure_svg(data, salt=fid)
+
+
 def _figures(report: AuditReport, store: ResultStore | None = None) -> list[tuple[str, str, str]]:
     """``[(element id, caption, svg)]`` per family and kind, memoized in ``store`` when given.
 
@@ -472,9 +478,7 @@ def _figures(report: AuditReport, store: ResultStore | None = None) -> list[tupl
             if not data["series"]:
                 continue
             fid = f"fig-{family}" if kind == "flag" else f"fig-{family}-score"
-            svg: str = memo(
-                store, namespace, (fid, data), lambda d=data, f=fid: ratio_figure_svg(d, salt=f)
-            )
+            svg: str = memo(store, namespace, (fid, data), _drawing(data, fid))
             caption = data["title"]
             if left_out:
                 caption += f" (not drawn, no ratio defined: {', '.join(left_out)})"
@@ -611,36 +615,67 @@ def _sections(report: AuditReport) -> list[tuple[str, str, list[tuple[str, Any]]
     return secs
 
 
-def render_markdown(report: AuditReport) -> str:
-    """The report as GitHub-flavoured Markdown (figures are in the HTML report)."""
+def _lede(report: AuditReport) -> str:
+    """The line under the title: moderators, data and bootstrap settings."""
     p = report["parameters"]
-    out = [
-        f"# {report['title']}\n",
+    return (
         f"Moderators: {', '.join(m['label'] for m in report['moderators'])}. "
         f"Data: {', '.join(p['datasets'])}. Bootstrap: {p['n_resamples']:,} resamples, "
         f"{p['confidence']:.0%} CI, seed {p['seed']}."
         + (f" Limited to {p['limit']:,} rows per data set." if p["limit"] else "")
-        + "\n",
-    ]
-    for anchor, heading, items in _sections(report):
+    )
+
+
+#: How Markdown renders each kind of section item (see :func:`_sections`).
+_MARKDOWN: dict[str, Callable[[Any], str]] = {
+    "p": lambda text: text + "\n",
+    "h3": lambda text: f"### {text}\n",
+    "table": lambda table: table.markdown(),
+    "details": lambda item: f"**{item[0]}**\n\n" + item[1].markdown(),
+    "pre": lambda text: "```json\n" + text + "\n```\n",
+    "ul": lambda items: "\n".join(f"- {x}" for x in items) + "\n",
+    "figures": lambda _: "See `report.html` for the figures.\n",
+}
+
+_esc = html.escape
+
+#: How HTML renders each kind of section item but the figures.
+_HTML: dict[str, Callable[[Any], str]] = {
+    "p": lambda text: f"<p>{_esc(text)}</p>",
+    "h3": lambda text: f"<h3>{_esc(text)}</h3>",
+    "table": lambda table: table.html(),
+    "details": lambda item: (
+        f"<details><summary>{_esc(item[0])}</summary>{item[1].html()}</details>"
+    ),
+    "pre": lambda text: f"<pre>{_esc(text)}</pre>",
+    "ul": lambda items: (
+        '<ul class="notes">' + "".join(f"<li>{_esc(x)}</li>" for x in items) + "</ul>"
+    ),
+}
+
+
+def render_markdown(report: AuditReport) -> str:
+    """The report as GitHub-flavoured Markdown (figures are in the HTML report)."""
+    out = [f"# {report['title']}\n", _lede(report) + "\n"]
+    for _, heading, items in _sections(report):
         out.append(f"## {heading}\n")
-        for kind, payload in items:
-            if kind == "p":
-                out.append(payload + "\n")
-            elif kind == "h3":
-                out.append(f"### {payload}\n")
-            elif kind == "table":
-                out.append(payload.markdown())
-            elif kind == "details":
-                title, table = payload
-                out.append(f"**{title}**\n\n" + table.markdown())
-            elif kind == "pre":
-                out.append("```json\n" + payload + "\n```\n")
-            elif kind == "ul":
-                out.append("\n".join(f"- {x}" for x in payload) + "\n")
-            elif kind == "figures":
-                out.append("See `report.html` for the figures.\n")
+        out += [_MARKDOWN[kind](payload) for kind, payload in items]
     return "\n".join(out)
+
+
+def _figures_html(report: AuditReport, figures: Sequence[tuple[str, str, str]]) -> list[str]:
+    if not figures:
+        return ['<p class="muted">(no figures)</p>']
+    confidence = report["parameters"]["confidence"]
+    return [
+        f'<figure class="ratio-plot" id="{_esc(fid)}">{svg}'
+        f"<figcaption>{_esc(caption)}. Bars: ratio per group; whiskers: "
+        f"{confidence:.0%} bootstrap CI; dashed line: ratio 1 (no suppression); "
+        "n/a: ratio undefined (no true negatives in the group, or an overall "
+        "FPR / median of 0)."
+        "</figcaption></figure>"
+        for fid, caption, svg in figures
+    ]
 
 
 def render_html(report: AuditReport, figures: Sequence[tuple[str, str, str]] = ()) -> str:
@@ -648,56 +683,27 @@ def render_html(report: AuditReport, figures: Sequence[tuple[str, str, str]] = (
 
     Parameters
     ----------
-    report : dict
-        As returned by :func:`~tactful.audit.run_audit`.
+    report : AuditReport
+        As returned by :func:`~tactful.audit.run_audit` (or :func:`~tactful.audit.load_report`).
     figures : sequence of (id, caption, svg)
         Figures to embed in the figures section; each becomes
         ``<figure class="ratio-plot" id="{id}">``.
     """
-    esc = html.escape
-    p = report["parameters"]
     secs = _sections(report)
     body = [
-        f"<h1>{esc(report['title'])}</h1>",
-        f'<p class="lede">Moderators: {esc(", ".join(m["label"] for m in report["moderators"]))}. '
-        f"Data: {esc(', '.join(p['datasets']))}. Bootstrap: {p['n_resamples']:,} resamples, "
-        f"{p['confidence']:.0%} CI, seed {p['seed']}."
-        + (f" Limited to {p['limit']:,} rows per data set." if p["limit"] else "")
-        + "</p>",
+        f"<h1>{_esc(report['title'])}</h1>",
+        f'<p class="lede">{_esc(_lede(report))}</p>',
         "<nav><ul>"
-        + "".join(f'<li><a href="#{a}">{esc(h)}</a></li>' for a, h, _ in secs)
+        + "".join(f'<li><a href="#{a}">{_esc(h)}</a></li>' for a, h, _ in secs)
         + "</ul></nav>",
     ]
     for anchor, heading, items in secs:
-        body.append(f'<section id="{anchor}"><h2>{esc(heading)}</h2>')
+        body.append(f'<section id="{anchor}"><h2>{_esc(heading)}</h2>')
         for kind, payload in items:
-            if kind == "p":
-                body.append(f"<p>{esc(payload)}</p>")
-            elif kind == "h3":
-                body.append(f"<h3>{esc(payload)}</h3>")
-            elif kind == "table":
-                body.append(payload.html())
-            elif kind == "details":
-                title, table = payload
-                body.append(f"<details><summary>{esc(title)}</summary>{table.html()}</details>")
-            elif kind == "pre":
-                body.append(f"<pre>{esc(payload)}</pre>")
-            elif kind == "ul":
-                body.append(
-                    '<ul class="notes">' + "".join(f"<li>{esc(x)}</li>" for x in payload) + "</ul>"
-                )
-            elif kind == "figures":
-                if not figures:
-                    body.append('<p class="muted">(no figures)</p>')
-                for fid, caption, svg in figures:
-                    body.append(
-                        f'<figure class="ratio-plot" id="{esc(fid)}">{svg}'
-                        f"<figcaption>{esc(caption)}. Bars: ratio per group; whiskers: "
-                        f"{p['confidence']:.0%} bootstrap CI; dashed line: ratio 1 (no suppression); "
-                        "n/a: ratio undefined (no true negatives in the group, or an overall "
-                        "FPR / median of 0)."
-                        "</figcaption></figure>"
-                    )
+            if kind == "figures":
+                body += _figures_html(report, figures)
+            else:
+                body.append(_HTML[kind](payload))
         body.append("</section>")
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -705,7 +711,7 @@ def render_html(report: AuditReport, figures: Sequence[tuple[str, str, str]] = (
         # No network: forbid every fetch, so an accidental external reference fails loudly.
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">\n"
-        f"<title>{esc(report['title'])}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<title>{_esc(report['title'])}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )

@@ -158,7 +158,9 @@ def _membership(groups: Sequence[Iterable[str]], group_names: Sequence[str]) -> 
     return matrix
 
 
-def _float_column(values: Sequence[float | None]) -> pd.arrays.FloatingArray:
+def _float_column(
+    values: Sequence[float | None] | NDArray[np.float64],
+) -> pd.arrays.FloatingArray:
     return pd.array(
         [None if v is None or math.isnan(v) else float(v) for v in values], dtype="Float64"
     )
@@ -187,10 +189,10 @@ def _group_frame(
     group_names: Sequence[str],
     member: NDArray[np.bool_],
     counts: Sequence[ArrayLike],
-    rates: tuple[ArrayLike, float],
-    ratio: ArrayLike,
-    low: ArrayLike,
-    high: ArrayLike,
+    rates: tuple[Sequence[float | None] | NDArray[np.float64], float],
+    ratio: NDArray[np.float64],
+    low: NDArray[np.float64],
+    high: NDArray[np.float64],
 ) -> pd.DataFrame:
     """One row per group in ``columns`` order: counts ``Int64``, rates ``Float64``.
 
@@ -204,7 +206,10 @@ def _group_frame(
     data: dict[str, Any] = {
         name: list(group_names),
         size: pd.array(member.sum(axis=0), dtype="Int64"),
-        **{c: pd.array(v, dtype="Int64") for c, v in zip(count_names, counts, strict=True)},
+        **{
+            c: pd.array(np.asarray(v), dtype="Int64")
+            for c, v in zip(count_names, counts, strict=True)
+        },
         group_rate: _float_column(by_group),
         overall_rate: _float_column([overall] * g),
         r: _float_column(ratio),

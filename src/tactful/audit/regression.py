@@ -187,14 +187,24 @@ def _design(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
     return design[kept], dropped
 
 
-def _table(terms: Sequence[str], coef, bse, stat_name: str, stat, p, low, high) -> pd.DataFrame:
+def _table(
+    terms: Iterable[object],
+    coef: ArrayLike,
+    bse: ArrayLike,
+    stat_name: str,
+    stat: ArrayLike,
+    p: ArrayLike,
+    low: ArrayLike,
+    high: ArrayLike,
+) -> pd.DataFrame:
     columns = [c.format(stat=stat_name) for c in _RESULT_COLUMNS]
     table = pd.DataFrame(
         {
             name: pd.array(
-                [float(v) if math.isfinite(v) else None for v in values], dtype="Float64"
+                [float(v) if math.isfinite(v) else None for v in np.asarray(values).tolist()],
+                dtype="Float64",
             )
-            for name, values in zip(columns, (coef, bse, stat, p, low, high))
+            for name, values in zip(columns, (coef, bse, stat, p, low, high), strict=True)
         },
         index=pd.Index([str(t) for t in terms], name="term"),
     )
@@ -203,7 +213,7 @@ def _table(terms: Sequence[str], coef, bse, stat_name: str, stat, p, low, high) 
 
 def _firth_logit(
     y: NDArray[np.float64], X: NDArray[np.float64], maxiter: int = 200, tol: float = 1e-8
-):
+) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
     """Firth-penalized logistic regression: estimates and covariance.
 
     Maximizes :math:`\\ell(\\beta) + \\tfrac12 \\log|X^\\top W X|` by Newton steps on the
@@ -212,7 +222,9 @@ def _firth_logit(
     """
     k = X.shape[1]
 
-    def penalized(beta: NDArray[np.float64]) -> tuple[float, NDArray, NDArray]:
+    def penalized(
+        beta: NDArray[np.float64],
+    ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         eta = X @ beta
         p = 1.0 / (1.0 + np.exp(-eta))
         w = p * (1.0 - p)
@@ -243,7 +255,7 @@ def _firth_logit(
         if np.abs(t * step).max() < tol:
             converged = True
             break
-    return beta, np.linalg.inv(info), converged
+    return beta, np.asarray(np.linalg.inv(info), dtype=np.float64), converged
 
 
 def flag_regression(frame: pd.DataFrame, y_true: ArrayLike, y_pred: ArrayLike) -> pd.DataFrame:
@@ -301,7 +313,7 @@ def flag_regression(frame: pd.DataFrame, y_true: ArrayLike, y_pred: ArrayLike) -
         )
         for w in caught
     )
-    if not separated:
+    if result is not None and not separated:
         coef, bse = np.asarray(result.params), np.asarray(result.bse)
         separated = not np.isfinite(bse).all() or np.abs(coef).max() > _MAX_LOGIT_COEF
     if separated:

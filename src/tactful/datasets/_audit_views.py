@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from .._params import Bool, Constraints, Nullable, OneOf, Str, validate_params
 from ..errors import ConfigError, UnknownNameError
-from ._loaders_more import OPENAI_CATEGORIES
+from ._openai import OPENAI_CATEGORIES
 
 __all__ = [
     "AUDIT_GROUP_SOURCES",
@@ -36,6 +36,12 @@ __all__ = [
 #: identity tagger reads them off the text; any other source: the data's own tags
 #: (``Record.groups``), named for the report.
 AUDIT_GROUP_SOURCES = ("paper tags", "show tags", "data tags", "tagger")
+
+
+def _validate(obj: AuditView | AuditViews) -> None:
+    """Check a declaration's fields against its class's ``_parameter_constraints``."""
+    rules = obj._parameter_constraints
+    validate_params(type(obj).__name__, rules, **{k: getattr(obj, k) for k in rules})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +79,7 @@ class AuditView:
     primary: bool = True
 
     def __post_init__(self) -> None:
-        validate_params(
-            "AuditView",
-            self._parameter_constraints,
-            labeling=self.labeling,
-            label=self.label,
-            suffix=self.suffix,
-            negate=self.negate,
-            primary=self.primary,
-        )
+        _validate(self)
 
     def set_id(self, dataset: str) -> str:
         """``"ss_openai/S"``: the id of this view of ``dataset``."""
@@ -133,14 +131,7 @@ class AuditViews:
     check_tagger: bool = False
 
     def __post_init__(self) -> None:
-        validate_params(
-            "AuditViews",
-            self._parameter_constraints,
-            dataset=self.dataset,
-            family=self.family,
-            group_source=self.group_source,
-            check_tagger=self.check_tagger,
-        )
+        _validate(self)
         object.__setattr__(self, "views", tuple(self.views))
         if sum(v.primary for v in self.views) != 1:
             raise ConfigError(
