@@ -5,9 +5,9 @@ cross-validation, speed and robustness figures are read from the JSON files thei
 
     tactful eval toxicchat --split test --moderator builtin --json > runs/eval_toxicchat.json
     tactful eval toxicspans --split test --moderator builtin --json > runs/eval_toxicspans.json
-    python -m tactful.train --cv detexd-frozen --out runs/cv_frozen
-    tactful train --cv detexd --out runs/cv_detexd_e5         # -> runs/cv_detexd_e5/cv_detexd.json
-    python bench/speed.py --run-dir runs/soup4 --json runs/speed.json
+    tactful train cv detexd-frozen --out runs/cv_frozen
+    tactful train cv detexd --out runs/cv_detexd_e5           # -> runs/cv_detexd_e5/cv_detexd.json
+    python bench/speed.py --json runs/speed.json               # the run the card was built from
     python bench/robustness.py --moderator builtin --json runs/robustness.json
     python scripts/card_figures.py --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
         --cv runs/cv_detexd_e5/cv_detexd.json --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
@@ -25,22 +25,45 @@ from tactful.moderators.builtin import default_model_dir
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--eval", type=Path, action="append", default=[],
-                    help="JSON written by `tactful eval ... --moderator builtin --json`")
-    ap.add_argument("--cv", type=Path, action="append", default=[],
-                    help="cv_detexd.json of `tactful train --cv detexd` (repeatable: one per epochs setting)")
+    ap.add_argument(
+        "--eval",
+        type=Path,
+        action="append",
+        default=[],
+        help="JSON written by `tactful eval ... --moderator builtin --json`",
+    )
+    ap.add_argument(
+        "--cv",
+        type=Path,
+        action="append",
+        default=[],
+        help="cv_detexd.json of `tactful train cv detexd` (repeatable: one per epochs setting)",
+    )
     ap.add_argument("--speed", type=Path, default=None)
     ap.add_argument("--robustness", type=Path, default=None)
     ap.add_argument("--cv-frozen", type=Path, default=None)
-    ap.add_argument("--cv-fold0-f1", type=float, default=None,
-                    help="F1 of fold 0 of the fine-tuned CV when the full CV did not finish")
+    ap.add_argument(
+        "--cv-fold0-f1",
+        type=float,
+        default=None,
+        help="F1 of fold 0 of the fine-tuned CV when the full CV did not finish",
+    )
     a = ap.parse_args()
     figures: list[dict] = []
 
     def add(name: str, value, command: str) -> None:
-        figures.append({"name": name, "value": round(value, 4) if isinstance(value, float) else value, "command": command})
+        figures.append(
+            {
+                "name": name,
+                "value": round(value, 4) if isinstance(value, float) else value,
+                "command": command,
+            }
+        )
 
-    keys = {"toxicchat": ("precision", "recall", "f1", "roc_auc", "jailbreak_recall"), "toxicspans": ("span_f1",)}
+    keys = {
+        "toxicchat": ("precision", "recall", "f1", "roc_auc", "jailbreak_recall"),
+        "toxicspans": ("span_f1",),
+    }
     for path in a.eval:
         res = json.loads(path.read_text())
         if res["moderator"] != "builtin" or res["dataset"] not in keys:
@@ -50,33 +73,61 @@ def main() -> None:
             add(f"{res['dataset']} {res['split']} {k} (n={res['n']})", res[k], cmd)
     for path in a.cv:
         cv = json.loads(path.read_text())
-        cmd = f"tactful train --cv detexd --epochs {cv['epochs']:g} --out {path.parent}"
+        cmd = f"tactful train cv detexd --epochs {cv['epochs']:g} --out {path.parent}"
         ep = f"{cv['epochs']:g} epochs"
-        add(f"detexd 5-fold CV F1 (pooled out-of-fold, threshold 0.5, {ep})", cv["pooled"]["f1"], cmd)
+        add(
+            f"detexd 5-fold CV F1 (pooled out-of-fold, threshold 0.5, {ep})",
+            cv["pooled"]["f1"],
+            cmd,
+        )
         add(f"detexd 5-fold CV precision (pooled, {ep})", cv["pooled"]["precision"], cmd)
         add(f"detexd 5-fold CV recall (pooled, {ep})", cv["pooled"]["recall"], cmd)
         add(f"detexd 5-fold CV mean per-fold F1 ({ep})", cv["mean_f1"], cmd)
     if a.cv_frozen:
         cv = json.loads(a.cv_frozen.read_text())
-        cmd = "python -m tactful.train --cv detexd-frozen --out runs/cv_frozen"
-        add("detexd 5-fold CV F1, frozen MiniLM + logistic regression (pooled, threshold 0.5)", cv["pooled"]["f1"], cmd)
+        cmd = f"tactful train cv detexd-frozen --out {a.cv_frozen.parent}"
+        add(
+            "detexd 5-fold CV F1, frozen MiniLM + logistic regression (pooled, threshold 0.5)",
+            cv["pooled"]["f1"],
+            cmd,
+        )
         add("detexd 5-fold CV precision, frozen (pooled)", cv["pooled"]["precision"], cmd)
         add("detexd 5-fold CV recall, frozen (pooled)", cv["pooled"]["recall"], cmd)
     if a.cv_fold0_f1 is not None:
-        add("detexd CV fold 0 F1, MiniLM fine-tuned on folds 1-4 (3 epochs; folds 1-4 not run)", a.cv_fold0_f1,
-            "tactful train --cv detexd --out runs/cv_detexd (stopped after fold 0)")
+        add(
+            "detexd CV fold 0 F1, MiniLM fine-tuned on folds 1-4 (3 epochs; folds 1-4 not run)",
+            a.cv_fold0_f1,
+            "tactful train cv detexd --out runs/cv_detexd (stopped after fold 0)",
+        )
     if a.speed:
         sp = json.loads(a.speed.read_text())
         cmd = f"python bench/speed.py --run-dir {sp.get('run_dir', 'runs/builtin')}"
-        for k in ("builtin_tps", "pipeline_tps", "eager_sorted_tps", "speedup_vs_pipeline",
-                  "speedup_vs_eager_sorted", "builtin_sorted_tps", "sorted_speedup_vs_pipeline",
-                  "sorted_speedup_vs_eager_sorted", "builtin_sorted_max_score_diff", "builtin_f1",
-                  "builtin_sorted_f1", "eager_sorted_f1", "pipeline_f1", "model_mb", "builtin_tokens", "eager_tokens"):
+        for k in (
+            "builtin_tps",
+            "pipeline_tps",
+            "eager_sorted_tps",
+            "speedup_vs_pipeline",
+            "speedup_vs_eager_sorted",
+            "builtin_sorted_tps",
+            "sorted_speedup_vs_pipeline",
+            "sorted_speedup_vs_eager_sorted",
+            "builtin_sorted_max_score_diff",
+            "builtin_f1",
+            "builtin_sorted_f1",
+            "eager_sorted_f1",
+            "pipeline_f1",
+            "model_mb",
+            "builtin_tokens",
+            "eager_tokens",
+        ):
             if k not in sp:
                 continue
             add(f"speed/size: {k} (ToxicChat test, n={sp['n']})", sp[k], cmd)
-        add("peak RSS of `tactful check` on one text (MB)", sp["check_peak_rss_mb"],
-            f"{cmd} (same measurement alone: --memory-only)")
+        add(
+            "peak RSS of `tactful check` on one text (MB)",
+            sp["check_peak_rss_mb"],
+            f"{cmd} (same measurement alone: --memory-only)",
+        )
     if a.robustness:
         rb = json.loads(a.robustness.read_text())
         cmd = "python bench/robustness.py --moderator builtin --seed 0"

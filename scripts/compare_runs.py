@@ -1,7 +1,7 @@
 """Compare training runs on ToxicChat the way the shipped model is chosen.
 
 For each run folder (its ``export/model.onnx`` and ``export/tokenizer.json``, as
-written by ``python -m tactful.train``), the int8 export is loaded by the builtin
+written by ``tactful train run`` or ``tactful train soup``), the int8 export is loaded by the builtin
 moderator and its toxicity head scored on ToxicChat dev (average precision: the
 selection criterion, no threshold in it) and test (average precision; F1 and
 jailbreak recall at the threshold that maximises dev F1 on the card's grid).
@@ -23,14 +23,15 @@ import numpy as np
 
 from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset, span_offsets
+from tactful.errors import TactfulError
 from tactful.metrics import average_precision, jailbreak_recall, precision_recall_f1, span_f1
 from tactful.moderators.builtin import BuiltinModerator, load_card
-from tactful.train._card import (
-    _best_f1,
-    _stages,
+from tactful.train import (
+    best_f1_threshold,
     choose_span_threshold,
     install_export,
     run_span_gold,
+    run_stages,
     span_sets,
 )
 
@@ -39,8 +40,8 @@ def model_folder(run: Path, into: Path) -> Path:
     """A model folder for ``run``'s export: its files and the shipped card, re-pinned to them."""
     try:
         pins = install_export(run, into)
-    except FileNotFoundError as exc:
-        raise SystemExit(str(exc)) from None
+    except TactfulError as exc:
+        raise SystemExit(f"error: {exc}") from None
     (into / "card.json").write_text(json.dumps(load_card() | pins))
     return into
 
@@ -48,15 +49,18 @@ def model_folder(run: Path, into: Path) -> Path:
 def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     mod = BuiltinModerator(model_dir=str(model_folder(run, tmp / run.name)))
     k = SEQ_HEADS.index("toxicity")
-    dev, test = load_dataset("toxicchat", "dev", data_dir), load_dataset("toxicchat", "test", data_dir)
+    dev, test = (
+        load_dataset("toxicchat", "dev", data_dir),
+        load_dataset("toxicchat", "test", data_dir),
+    )
     p_dev = mod.predict_arrays([r.text for r in dev])[0][:, k]
     p_test = mod.predict_arrays([r.text for r in test])[0][:, k]
     y_dev = np.array([int(r.labels["toxicity"]) for r in dev])
     y_test = np.array([int(r.labels["toxicity"]) for r in test])
-    t, dev_f1 = _best_f1(y_dev, p_dev)
+    t, dev_f1 = best_f1_threshold(y_dev, p_dev)
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
-    span_gold = run_span_gold(_stages(run))
+    span_gold = run_span_gold(run_stages(run))
     span_t, trial_f1 = choose_span_threshold(mod, data_dir, span_gold)
     spans_test = load_dataset("toxicspans", "test", data_dir)
     texts = [r.text for r in spans_test]
@@ -86,14 +90,19 @@ def main() -> None:
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
-              f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6}")
+        print(
+            f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
+            f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6}"
+        )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
             rows.append(r)
-            print(f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:7.3f} "
-                  f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
-                  f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f}", flush=True)
+            print(
+                f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:7.3f} "
+                f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
+                f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f}",
+                flush=True,
+            )
     if a.json:
         a.json.write_text(json.dumps(rows, indent=2))
 

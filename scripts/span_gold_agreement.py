@@ -22,16 +22,20 @@ def main() -> None:
     ap.add_argument("--data-dir", default=None)
     a = ap.parse_args()
     raters = {r.text: r for r in load_dataset("toxicspans_raters", "all", a.data_dir)}
-    print(f"{'split':6} {'posts':>6} {'matched':>7} {'= >50%':>7} {'= union':>7} {'empty gold':>10} "
-          f"{'empty, >50% not':>15}")
+    print(
+        f"{'split':6} {'posts':>6} {'matched':>7} {'= >50%':>7} {'= union':>7} {'empty gold':>10} "
+        f"{'empty, >50% not':>15}"
+    )
     for split in ("train", "dev", "test"):
         rows = load_dataset("toxicspans", split, a.data_dir)
         matched = [(span_offsets(r.spans), raters[r.text]) for r in rows if r.text in raters]
         majority = sum(g == span_offsets(m.spans) for g, m in matched)
         union = sum(g == m.meta["marked_by_any"] for g, m in matched)
         empty = [m for g, m in matched if not g]
-        print(f"{split:6} {len(rows):6} {len(matched):7} {majority:7} {union:7} {len(empty):10} "
-              f"{sum(bool(m.spans) for m in empty):15}")
+        print(
+            f"{split:6} {len(rows):6} {len(matched):7} {majority:7} {union:7} {len(empty):10} "
+            f"{sum(bool(m.spans) for m in empty):15}"
+        )
 
 
 if __name__ == "__main__":

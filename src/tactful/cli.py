@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import click
@@ -37,6 +36,7 @@ from ._options import (
 )
 from .audit._cli import audit_command
 from .errors import MissingDataError, TactfulError
+from .train import train_app
 
 __all__ = ["app", "main"]
 
@@ -317,40 +317,6 @@ def moderators() -> None:
 # ------------------------------------------------------------------ builtin model
 
 
-@app.command()
-def train(
-    out: Annotated[Path, typer.Option("--out", help="Run folder: log, checkpoints, weights, export.")] = Path(
-        "runs/builtin"
-    ),
-    data_dir: DataDirOpt = None,
-    epochs: Annotated[float | None, typer.Option("--epochs", help="Passes over the mixture (default 1; CV: 5).")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    cv: Annotated[
-        str | None, typer.Option("--cv", help="Cross-validate one head instead: 'detexd' (5-fold, prints F1).")
-    ] = None,
-) -> None:
-    """Train the builtin multi-task model (needs the `train` extra; never run in CI)."""
-    from .errors import ConfigError, ModelError
-
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-
-        from .train._run import cv_detexd, run_training
-    except ImportError as exc:
-        raise ModelError(
-            f"Training needs the train extra ({exc.name} is missing): "
-            "pip install torch==2.13.0 && pip install -e '.[train]'."
-        ) from None
-    if cv is None:
-        run_training(str(data_dir) if data_dir else None, out, epochs=epochs or 1.0, seed=seed)
-    elif cv == "detexd":
-        result = cv_detexd(str(data_dir) if data_dir else None, out, epochs=epochs or 5.0, seed=seed)
-        _print_json({"cv": "detexd", "pooled": result["pooled"], "mean_f1": result["mean_f1"]})
-    else:
-        raise ConfigError(f"The '--cv' option must be 'detexd'. Got {cv!r} instead.")
-
-
 @app.command("model-card")
 def model_card(as_json: JsonOpt = False) -> None:
     """Show the builtin model's card: data, sizes, thresholds, hashes and measured figures."""
@@ -382,4 +348,5 @@ def main() -> None:
 
 app.command("audit")(audit_command)
 # Faces defined beside their libraries register here, one line each.
+app.add_typer(train_app, name="train")
 app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)

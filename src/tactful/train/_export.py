@@ -8,7 +8,6 @@ from pathlib import Path
 
 import torch
 
-from ._encoders import encoder_dir
 from ._model import ExportWrapper, MultiTaskModel
 
 __all__ = ["export_onnx"]
@@ -55,19 +54,26 @@ def export_onnx(model: MultiTaskModel, out_dir: Path, *, quantize: bool = True) 
         dynamo=False,
     )
     fused = out_dir / "model.fused.onnx"
-    opt = optimize_model(str(fp32), model_type="bert", num_heads=model.encoder.config.num_attention_heads,
-                         hidden_size=model.encoder.config.hidden_size)
+    opt = optimize_model(
+        str(fp32),
+        model_type="bert",
+        num_heads=model.encoder.config.num_attention_heads,
+        hidden_size=model.encoder.config.hidden_size,
+    )
     opt.save_model_to_file(str(fused))
     final = out_dir / "model.onnx"
     if quantize:
         import onnx
 
         quantize_dynamic(
-            str(fused), str(final), weight_type=QuantType.QInt8, per_channel=True,
+            str(fused),
+            str(final),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
         )
     else:
         shutil.copy(fused, final)
-    shutil.copy(encoder_dir() / "tokenizer.json", out_dir / "tokenizer.json")
+    shutil.copy(model.encoder_path / "tokenizer.json", out_dir / "tokenizer.json")
     log.info("exported %s (%.1f MB)", final, final.stat().st_size / 1e6)
     return {"fp32": fp32, "fused": fused, "model": final}

@@ -17,39 +17,13 @@ from tokenizers import Tokenizer
 from torch import nn
 
 from .._heads import SEQ_HEADS
+from ._config import TrainConfig, load_tokenizer
 from ._mixture import Example
-from ._encoders import encoder_dir
 from ._model import MultiTaskModel
 
-__all__ = ["TrainConfig", "encode", "load_tokenizer", "train"]
+__all__ = ["Encoded", "collate", "encode", "predict", "train"]
 
 log = logging.getLogger("tactful.train")
-
-
-@dataclass
-class TrainConfig:
-    epochs: float = 1.0
-    batch_size: int = 16
-    lr: float = 5e-5
-    head_lr: float = 5e-4
-    warmup: float = 0.05
-    weight_decay: float = 0.01
-    max_len: int = 128
-    seed: int = 0
-    threads: int = 2
-    checkpoint_every: int = 200
-    tok_weight: float = 1.0
-    type_weight: float = 0.5
-    init: str | None = None  # state dict to start from (a later stage), else the pretrained encoder
-    stage: int = 1  # which training stage this run is (recorded in train.json)
-    jailbreak_toxic: bool | None = None  # set when the run overrode its stage's choice (--jailbreak-toxic)
-
-
-def load_tokenizer(path: Path | None = None, max_len: int = 128) -> Tokenizer:
-    tok = Tokenizer.from_file(str(path or (encoder_dir() / "tokenizer.json")))
-    tok.no_padding()
-    tok.enable_truncation(max_length=max_len)
-    return tok
 
 
 @dataclass(slots=True)
@@ -88,7 +62,7 @@ def _batches(data: list[Encoded], batch_size: int, rng: random.Random) -> list[l
     order = list(range(len(data)))
     rng.shuffle(order)
     chunk = batch_size * 50
-    batches = []
+    batches: list[list[int]] = []
     for i in range(0, len(order), chunk):
         part = sorted(order[i : i + chunk], key=lambda j: len(data[j].ids))
         batches.extend(part[k : k + batch_size] for k in range(0, len(part), batch_size))
@@ -117,7 +91,9 @@ def loss_fn(seq_logits, tok_logits, batch, cfg: TrainConfig) -> torch.Tensor:
     known = ~torch.isnan(target)
     loss = seq_logits.new_zeros(())
     if known.any():
-        loss = loss + nn.functional.binary_cross_entropy_with_logits(seq_logits[known], target[known])
+        loss = loss + nn.functional.binary_cross_entropy_with_logits(
+            seq_logits[known], target[known]
+        )
     tox = batch["tox"]
     m = tox != -100
     if m.any():
@@ -140,7 +116,7 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
-    tok = load_tokenizer(max_len=cfg.max_len)
+    tok = load_tokenizer(max_len=cfg.max_len, encoder=cfg.encoder)
     t0 = time.time()
     data = [encode(ex, tok) for ex in examples]
     log.info("encoded %d examples in %.1fs", len(data), time.time() - t0)
@@ -153,14 +129,15 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     plan = plan[: round(len(plan) * cfg.epochs / n_epochs)]
     total = len(plan)
 
-    model = MultiTaskModel()
+    model = MultiTaskModel(cfg.encoder)
     if cfg.init:
-        model.load_state_dict(torch.load(cfg.init, map_location="cpu"))
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True))
         log.info("initialized from %s", cfg.init)
     heads = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     enc = [p for n, p in model.named_parameters() if n.startswith("encoder.")]
     opt = torch.optim.AdamW(
-        [{"params": enc, "lr": cfg.lr}, {"params": heads, "lr": cfg.head_lr}], weight_decay=cfg.weight_decay
+        [{"params": enc, "lr": cfg.lr}, {"params": heads, "lr": cfg.head_lr}],
+        weight_decay=cfg.weight_decay,
     )
     warm = max(1, int(cfg.warmup * total))
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -169,7 +146,8 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     step = 0
     ckpt = out / "ckpt.pt"
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        # weights_only: tensors, numbers and dicts only; nothing in a checkpoint runs code.
+        state = torch.load(ckpt, map_location="cpu", weights_only=True)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
@@ -195,14 +173,23 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
             el = time.time() - t0
             log.info(
                 "step %d/%d loss %.4f  %.1f ex/s  eta %.1f min",
-                step, total, run_loss / 50, seen / el, (total - step) * (el / max(1, seen)) * cfg.batch_size / 60,
+                step,
+                total,
+                run_loss / 50,
+                seen / el,
+                (total - step) * (el / max(1, seen)) * cfg.batch_size / 60,
             )
             run_loss = 0.0
         if step % cfg.checkpoint_every == 0 or step == total:
             tmp = out / "ckpt.pt.tmp"
             torch.save(
-                {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                 "step": step, "torch_rng": torch.get_rng_state()},
+                {
+                    "model": model.state_dict(),
+                    "opt": opt.state_dict(),
+                    "sched": sched.state_dict(),
+                    "step": step,
+                    "torch_rng": torch.get_rng_state(),
+                },
                 tmp,
             )
             tmp.replace(ckpt)
@@ -210,16 +197,28 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     counts = Counter(ex.source for ex in examples)
     (out / "train.json").write_text(
         json.dumps(
-            {"config": asdict(cfg), "examples": len(examples), "steps": total, "sources": dict(sorted(counts.items())),
-             "seconds": round(time.time() - t0, 1), "heads": list(SEQ_HEADS)},
+            {
+                "config": asdict(cfg),
+                "examples": len(examples),
+                "steps": total,
+                "sources": dict(sorted(counts.items())),
+                "seconds": round(time.time() - t0, 1),
+                "heads": list(SEQ_HEADS),
+            },
             indent=2,
         )
     )
     return model
 
 
-def predict(model: MultiTaskModel, texts: list[str], tok: Tokenizer, batch_size: int = 32) -> np.ndarray:
-    """Sequence-head probabilities (eager PyTorch), for CV scoring."""
+def predict(
+    model: MultiTaskModel, texts: list[str], tok: Tokenizer, batch_size: int = 32
+) -> np.ndarray:
+    """Sequence-head probabilities of ``texts`` (eager PyTorch, length-sorted batches).
+
+    Returns an array of shape ``(len(texts), len(SEQ_HEADS))`` in the texts' order;
+    ``tok`` is :func:`~tactful.train.load_tokenizer` of the model's encoder.
+    """
     model.eval()
     encs = [tok.encode(t).ids for t in texts]
     order = sorted(range(len(texts)), key=lambda i: len(encs[i]))
@@ -227,7 +226,17 @@ def predict(model: MultiTaskModel, texts: list[str], tok: Tokenizer, batch_size:
     with torch.inference_mode():
         for k in range(0, len(order), batch_size):
             idx = order[k : k + batch_size]
-            b = collate([Encoded(encs[i], [0.0] * len(SEQ_HEADS), [-100] * len(encs[i]), [-100] * len(encs[i])) for i in idx])
+            b = collate(
+                [
+                    Encoded(
+                        encs[i],
+                        [0.0] * len(SEQ_HEADS),
+                        [-100] * len(encs[i]),
+                        [-100] * len(encs[i]),
+                    )
+                    for i in idx
+                ]
+            )
             seq, _ = model(b["input_ids"], b["attention_mask"])
             out[idx] = torch.sigmoid(seq).numpy()
     return out

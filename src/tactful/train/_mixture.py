@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 from ..datasets import load_dataset, span_offsets
 
-__all__ = ["DEFAULT_CAPS", "Example", "build_mixture"]
+__all__ = ["DEFAULT_CAPS", "DEFAULT_REPEATS", "SPAN_GOLDS", "Example", "build_mixture"]
 
 NAN = math.nan
 
@@ -94,6 +95,15 @@ def _cap(rows: list, n: int | None, rng: random.Random) -> list:
     return rng.sample(rows, n)
 
 
+_MIXTURE_CONSTRAINTS: Constraints = {
+    "seed": Int(0),
+    "detexd_split": Str(nonempty=True),
+    "sources": Nullable(StrList(options=tuple(DEFAULT_CAPS), nonempty=True)),
+    "jailbreak_toxic": Bool(),
+    "span_gold": OneOf(SPAN_GOLDS),
+}
+
+
 def build_mixture(
     data_dir: str | Path | None = None,
     *,
@@ -123,18 +133,29 @@ def build_mixture(
     same targets for the rater-level comments, which otherwise feed the span
     types only.
     """
-    if span_gold not in SPAN_GOLDS:
-        raise ValueError(f"Unknown span_gold {span_gold!r}. Known: {', '.join(SPAN_GOLDS)}.")
+    p = validate_params(
+        "build_mixture",
+        _MIXTURE_CONSTRAINTS,
+        seed=seed,
+        detexd_split=detexd_split,
+        sources=list(sources) if sources is not None else None,
+        jailbreak_toxic=jailbreak_toxic,
+        span_gold=span_gold,
+    )
     jb_tox = 1 if jailbreak_toxic else None
     caps = {**DEFAULT_CAPS, **(caps or {})}
     repeats = {**DEFAULT_REPEATS, **(repeats or {})}
-    wanted = set(sources) if sources is not None else set(caps)
+    wanted = set(p["sources"]) if p["sources"] is not None else set(caps)
     rng = random.Random(seed)
     out: dict[str, list[Example]] = {}
 
     if "toxicchat" in wanted:
         out["toxicchat"] = [
-            Example(r.text, "toxicchat", _seq(toxicity=r.labels.get("toxicity"), jailbreak=r.labels.get("jailbreak")))
+            Example(
+                r.text,
+                "toxicchat",
+                _seq(toxicity=r.labels.get("toxicity"), jailbreak=r.labels.get("jailbreak")),
+            )
             for r in load_dataset("toxicchat", "train", data_dir)
         ]
     if "jailbreak_inthewild" in wanted:
@@ -154,23 +175,31 @@ def build_mixture(
         ]
     if "detexd" in wanted:
         out["detexd"] = [
-            Example(r.text, "detexd", _seq(delicate=r.label)) for r in load_dataset("detexd", detexd_split, data_dir)
+            Example(r.text, "detexd", _seq(delicate=r.label))
+            for r in load_dataset("detexd", detexd_split, data_dir)
         ]
     majority: dict[str, frozenset[int]] = {}
     if span_gold == "raters" and wanted & {"toxicspans", "toxicspans_raters"}:
         majority = {
-            r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)
+            r.text: span_offsets(r.spans)
+            for r in load_dataset("toxicspans_raters", "all", data_dir)
         }
     if "toxicspans" in wanted:
         out["toxicspans"] = [
             Example(
-                r.text, "toxicspans", _seq(),
-                tox_chars=majority[r.text] if span_gold == "raters" else span_offsets(r.spans or ()),
+                r.text,
+                "toxicspans",
+                _seq(),
+                tox_chars=majority[r.text]
+                if span_gold == "raters"
+                else span_offsets(r.spans or ()),
             )
             for r in load_dataset("toxicspans", "train", data_dir)
         ]
     if "toxicspans_raters" in wanted:
-        held_out = {r.text for split in ("dev", "test") for r in load_dataset("toxicspans", split, data_dir)}
+        held_out = {
+            r.text for split in ("dev", "test") for r in load_dataset("toxicspans", split, data_dir)
+        }
         rows = []
         for r in load_dataset("toxicspans_raters", "all", data_dir):
             if r.text in held_out:
@@ -186,7 +215,12 @@ def build_mixture(
                 Example(
                     r.text,
                     "toxicspans_raters",
-                    _seq(**{t: int(t in present) for t in ("insult", "threat", "identity_attack", "profanity")}),
+                    _seq(
+                        **{
+                            t: int(t in present)
+                            for t in ("insult", "threat", "identity_attack", "profanity")
+                        }
+                    ),
                     tox_chars=majority.get(r.text),
                     type_chars=types,
                 )
@@ -197,7 +231,16 @@ def build_mixture(
         for r in load_dataset("davidson", None, data_dir):
             hate = r.labels.get("hate")
             # identity_attack: hate = 1, neither = 0, merely offensive = unknown
-            rows.append(Example(r.text, "davidson", _seq(offensive=r.label, identity_attack=1 if hate else (0 if r.label == 0 else None))))
+            rows.append(
+                Example(
+                    r.text,
+                    "davidson",
+                    _seq(
+                        offensive=r.label,
+                        identity_attack=1 if hate else (0 if r.label == 0 else None),
+                    ),
+                )
+            )
         out["davidson"] = rows
     if "olid" in wanted:
         rows = []
@@ -212,9 +255,15 @@ def build_mixture(
                     "olid",
                     _seq(
                         offensive=off,
-                        insult=(1 if (b == "TIN" and c == "IND") else 0) if off is not None and (off == 0 or b == "TIN") else None,
-                        identity_attack=(1 if (b == "TIN" and c == "GRP") else 0) if off is not None and (off == 0 or b == "TIN") else None,
-                        profanity=(1 if b == "UNT" else 0) if off is not None and (off == 0 or b in ("UNT", "TIN")) else None,
+                        insult=(1 if (b == "TIN" and c == "IND") else 0)
+                        if off is not None and (off == 0 or b == "TIN")
+                        else None,
+                        identity_attack=(1 if (b == "TIN" and c == "GRP") else 0)
+                        if off is not None and (off == 0 or b == "TIN")
+                        else None,
+                        profanity=(1 if b == "UNT" else 0)
+                        if off is not None and (off == 0 or b in ("UNT", "TIN"))
+                        else None,
                     ),
                 )
             )
@@ -226,7 +275,8 @@ def build_mixture(
         ]
     if "jigsaw_sentences" in wanted:
         out["jigsaw_sentences"] = [
-            Example(r.text, "jigsaw_sentences", _seq(offensive=r.label)) for r in load_dataset("jigsaw_sentences", "dev", data_dir)
+            Example(r.text, "jigsaw_sentences", _seq(offensive=r.label))
+            for r in load_dataset("jigsaw_sentences", "dev", data_dir)
         ]
 
     examples: list[Example] = []

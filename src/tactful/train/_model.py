@@ -26,7 +26,11 @@ class MultiTaskModel(nn.Module):
     """
 
     def __init__(
-        self, encoder: str = "minilm", *, encoder_path: str | Path | None = None, dropout: float = 0.1
+        self,
+        encoder: str = "minilm",
+        *,
+        encoder_path: str | Path | None = None,
+        dropout: float = 0.1,
     ) -> None:
         super().__init__()
         from transformers import AutoConfig, AutoModel
@@ -42,7 +46,9 @@ class MultiTaskModel(nn.Module):
         self.seq_head = nn.Linear(hidden, len(SEQ_HEADS))
         self.tok_head = nn.Linear(hidden, 1 + len(SPAN_TYPES))
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         m = attention_mask.unsqueeze(-1).to(h.dtype)
         pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
@@ -56,6 +62,8 @@ class ExportWrapper(nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         seq, tok = self.model(input_ids, attention_mask)
         return torch.sigmoid(seq), torch.sigmoid(tok[..., 0]), torch.softmax(tok[..., 1:], dim=-1)

