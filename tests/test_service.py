@@ -114,6 +114,21 @@ def gated() -> Iterator[None]:
         yield
 
 
+class BuggyModerator:
+    """Raises a plain RuntimeError (a bug, not a backend failure) for texts holding "bug"."""
+
+    name = "test-buggy"
+    version = "1"
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    def analyze(self, texts: Sequence[str]) -> list[tactful.Analysis]:
+        if any("bug" in t for t in texts):
+            raise RuntimeError("secret text: bug")
+        return tactful.load("lexicon").analyze(texts)
+
+
 # ------------------------------------------------------------------ helpers
 
 
@@ -441,6 +456,26 @@ def test_not_ready_until_loaded(tmp_path: Path, gated: None) -> None:
         assert httpx.post(srv.url + "/v1/moderations", json={"input": "hi"}).status_code == 200
 
 
+def test_a_bug_is_a_json_500_and_the_server_keeps_serving(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with tactful.temporary_registration("test-buggy", BuggyModerator):
+        srv = serve(tmp_path, moderators=("test-buggy",))
+    with srv:
+        wait_ready(srv.url)
+        url = srv.url + "/v1/moderations"
+        resp = httpx.post(url, json={"input": ["a bug"]})
+        assert resp.status_code == 500
+        assert error_of(resp) == {
+            "message": "Internal server error.",
+            "type": "server_error",
+            "param": None,
+            "code": "internal_error",
+        }
+        assert httpx.post(url, json={"input": ["fine"]}).status_code == 200
+    assert "secret text" not in "\n".join(r.getMessage() for r in caplog.records)
+
+
 def test_api_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEST_TACTFUL_KEYS", "alice:k-alice-123,bob:k:bob:456")
     with serve(tmp_path, moderators=("lexicon",), api_keys_env="TEST_TACTFUL_KEYS") as srv:
@@ -601,6 +636,14 @@ def test_serve_command_errors_are_one_line(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert res.output.startswith(f"error: [T010] Cannot listen on 127.0.0.1:{port}: ")
     assert len(res.output.strip().splitlines()) == 1
+    for args, start in [
+        (["--labels", str(tmp_path / "no" / "l.sqlite")], "error: [T010] The folder of the labels"),
+        (["--needs-human", str(tmp_path / "none.csv")], "error: [T010] The needs_human file"),
+        (["-O", "nope=1"], "error: [T010] "),
+    ]:
+        res = runner.invoke(cli_app, ["serve", "-m", "lexicon", "--labels", labels, *args])
+        assert res.exit_code == 2, res.output
+        assert res.output.startswith(start) and len(res.output.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -276,13 +276,13 @@ class Service:
         except TactfulError as exc:
             await run_in_threadpool(self.labels.finish_job, job_id, str(exc))
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  (a background job has no caller to raise to)
             # A bug, not the user's file: say so in the job, log no text.
             log.error("Upload job %d failed with %s.", job_id, type(exc).__name__)
             await run_in_threadpool(
                 self.labels.finish_job, job_id, f"Internal error ({type(exc).__name__})."
             )
-            raise
+            return
         await run_in_threadpool(self.labels.finish_job, job_id)
 
     @staticmethod
@@ -403,6 +403,12 @@ def _install_errors(app: FastAPI) -> None:
             type="server_error",
             headers={"Retry-After": str(exc.retry_after)},
         )
+
+    @app.exception_handler(Exception)
+    async def bug(request: Request, exc: Exception) -> Response:
+        # A bug, not the caller's mistake: a JSON 500 without details (they may hold texts).
+        log.error("%s %s failed with %s.", request.method, request.url.path, type(exc).__name__)
+        return _error(500, "Internal server error.", code="internal_error", type="server_error")
 
     @app.exception_handler(TactfulError)
     async def tactful_error(request: Request, exc: TactfulError) -> Response:
