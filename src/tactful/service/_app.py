@@ -192,11 +192,14 @@ class Service:
                     param=f"input[{i}]",
                 )
 
-    async def analyze(self, served: _Served, texts: list[str], route: str) -> list[Analysis]:
+    async def analyze(self, body: ModerationRequest, route: str) -> tuple[_Served, list[Analysis]]:
+        """The moderator the request names, and its answers for the request's texts."""
+        served = self.pick(body.model)
+        texts = body.texts()
         self.check_texts(texts)
         if self.settings.log_texts:
             log.info("%s %s texts=%r", route, served.name, texts)
-        return await served.batcher.submit(texts)
+        return served, await served.batcher.submit(texts)
 
     # -- life cycle -----------------------------------------------------------------
     def _load_all(self) -> None:
@@ -548,8 +551,7 @@ def _api_routes(app: FastAPI, service: Service) -> None:
         summary="Classify texts (OpenAI's moderation shape)",
     )
     async def moderations(body: ModerationRequest) -> Response:
-        served = service.pick(body.model)
-        analyses = await service.analyze(served, body.texts(), "moderations")
+        served, analyses = await service.analyze(body, "moderations")
         return _JSON(
             {
                 "id": new_id("modr"),
@@ -566,8 +568,7 @@ def _api_routes(app: FastAPI, service: Service) -> None:
         summary="Full analyses: scores, spans, jailbreak, delicate, flags",
     )
     async def analyze(body: ModerationRequest) -> Response:
-        served = service.pick(body.model)
-        analyses = await service.analyze(served, body.texts(), "analyze")
+        served, analyses = await service.analyze(body, "analyze")
         return _JSON(
             {
                 "id": new_id("anlz"),
@@ -621,14 +622,12 @@ def _console_routes(app: FastAPI, service: Service) -> None:
 
     @app.post("/console/api/analyze", tags=["console"], response_model=ItemList, responses=_ERRORS)
     async def console_analyze(body: ModerationRequest) -> Response:
-        served = service.pick(body.model)
-        texts = body.texts()
-        analyses = await service.analyze(served, texts, "console")
+        served, analyses = await service.analyze(body, "console")
         ids = await run_in_threadpool(
             labels.add_items,
             model=served.name,
             source="paste",
-            rows=[(None, t) for t in texts],
+            rows=[(None, t) for t in body.texts()],
             analyses=analyses,
             head=service.settings.review_head,
             threshold=served.threshold,
