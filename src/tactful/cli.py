@@ -350,3 +350,6 @@ app.command("audit")(audit_command)
 # Faces defined beside their libraries register here, one line each.
 app.add_typer(train_app, name="train")
 app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)
+app.command("audit")(audit_command)
+# Faces defined beside their libraries register here, one line each.
+app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)
