@@ -350,6 +350,6 @@ app.command("audit")(audit_command)
 # Faces defined beside their libraries register here, one line each.
 app.add_typer(train_app, name="train")
 app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)
-app.command("audit")(audit_command)
-# Faces defined beside their libraries register here, one line each.
-app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)
+app.command("triage")(__import__("tactful.assist._cli", fromlist=["_"]).triage_command)
+app.command("detox-eval")(__import__("tactful.assist._cli", fromlist=["_"]).detox_eval_command)
+app.add_typer(__import__("tactful.assist._cli", fromlist=["_"]).probe_app, name="probe")
