@@ -99,6 +99,7 @@ class FakeServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._hold: Callable[[int], bool] | None = None
+        self._held_now = 0
         #: A request holding a text that contains this string gets a 500, every time.
         self.poison: str | None = None
         self.held = threading.Event()
@@ -137,10 +138,20 @@ class FakeServer:
         with self._lock:
             self._faults.extend(faults)
 
-    def hold_when(self, condition: Callable[[int], bool]) -> None:
+    def hold_when(self, condition: Callable[[int], bool] | None) -> None:
         """Hold (never answer) every request that arrives once ``condition(answered)`` holds,
-        where ``answered`` counts the texts answered so far."""
+        where ``answered`` counts the texts answered so far; ``None`` stops holding."""
         self._hold = condition
+
+    def wait_held(self, n: int, timeout: float) -> bool:
+        """Wait until ``n`` requests are held at once; False when ``timeout`` s pass first."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._held_now >= n:
+                    return True
+            time.sleep(0.05)
+        return False
 
     def release(self) -> None:
         """Let held requests go: their connections are closed unanswered."""
@@ -202,10 +213,15 @@ class FakeServer:
         with self._lock:
             self.log.append(entry)
             answered = sum(len(e["texts"]) for e in self.log if e["answered"])
-        if self._hold is not None and self._hold(answered):
+        hold = self._hold
+        if hold is not None and hold(answered):
             entry["fault"] = "held"
+            with self._lock:
+                self._held_now += 1
             self.held.set()
             self._release.wait()
+            with self._lock:
+                self._held_now -= 1
             self._close(h)
             return
         fault = self._next_fault()
