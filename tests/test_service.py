@@ -673,7 +673,7 @@ def test_tactful_serve_runs_and_stops(tmp_path: Path, workers: int) -> None:
     )
     try:
         url = f"http://127.0.0.1:{port}"
-        wait_ready(url, timeout=120)
+        wait_ready(url, timeout=300)  # spawned workers import FastAPI and tactful anew
         client = openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0)
         for _ in range(4):
             assert client.moderations.create(input="you idiot").results[0].flagged
