@@ -15,7 +15,7 @@ from ...errors import RemoteResponseError
 from .._texts import check_texts
 from ._http import MissingKeyError, RemoteHTTP
 
-__all__ = ["RUNTIME_OPTIONS", "RemoteModerator", "is_url", "unit_score"]
+__all__ = ["RUNTIME_OPTIONS", "RemoteModerator", "given", "is_url", "unit_score"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -28,6 +28,16 @@ RUNTIME_OPTIONS: frozenset[str] = frozenset(
 
 #: What ``raw`` says for a text that was not sent.
 BLANK_RAW: Mapping[str, str] = {"skipped": "blank text: not sent"}
+
+
+def given(values: dict[str, Any]) -> dict[str, Any]:
+    """A subclass constructor's ``locals()`` as keyword arguments of :class:`RemoteModerator`.
+
+    Subclasses keep explicit keyword-only signatures (documented, typed, and
+    listed when ``-O`` names an unknown option) and pass them on with
+    ``super().__init__(**given(locals()))`` instead of naming each one twice.
+    """
+    return {k: v for k, v in values.items() if k not in ("self", "__class__")}
 
 
 def is_url(value: Any) -> bool:
@@ -66,8 +76,8 @@ class RemoteModerator:
     :attr:`runtime_options` (config keys left out of the store key).
     """
 
-    name: ClassVar[str]
-    version: ClassVar[str]
+    name: str
+    version: str
     runtime_options: ClassVar[frozenset[str]] = RUNTIME_OPTIONS
 
     COMMON_CONSTRAINTS: ClassVar[Constraints] = {
@@ -94,8 +104,8 @@ class RemoteModerator:
         missing = set(self._parameter_constraints) - set(checked)
         if missing:  # a subclass forgot to pass one of its parameters: a bug, not a user error
             raise TypeError(f"{type(self).__name__} did not set {sorted(missing)}.")
-        for key, value in checked.items():
-            setattr(self, key, value)
+        for param, value in checked.items():
+            setattr(self, param, value)
         self._config = {k: list(v) if isinstance(v, tuple) else v for k, v in checked.items()}
         key = self._read_key()
         self._http = RemoteHTTP(

@@ -10,6 +10,7 @@ from ..._params import Constraints, OneOf, Str, check_param
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
+from ._base import given
 from ._guard import Completion, VerdictModerator, first_word
 
 __all__ = [
@@ -102,27 +103,14 @@ class ChatModerator(VerdictModerator):
         provider = check_param(
             type(self).__name__, "provider", provider, self._parameter_constraints["provider"]
         )
-        default_url, default_model, default_env = CHAT_PROVIDERS[provider]
-        super().__init__(
-            client=client,
-            transport=transport,
-            provider=provider,
-            base_url=default_url if base_url is None else base_url,
-            model=default_model if model is None else model,
-            api_key_env=default_env if api_key_env is None else api_key_env,
-            prompt=prompt,
-            threshold=threshold,
-            logprobs=logprobs,
-            top_logprobs=top_logprobs,
-            max_tokens=max_tokens,
-            anthropic_version=anthropic_version,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            qps=qps,
-            concurrency=concurrency,
-            batch_size=batch_size,
+        # None takes the provider's default (config() then reports the value in force).
+        base_url, model, api_key_env = (
+            default if value is None else value
+            for value, default in zip(
+                (base_url, model, api_key_env), CHAT_PROVIDERS[provider], strict=True
+            )
         )
+        super().__init__(**given(locals()))
 
     provider: str
     prompt: str

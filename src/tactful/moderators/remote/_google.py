@@ -10,7 +10,7 @@ from ..._params import Constraints, Float, Nullable, OneOf, Str, StrList
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
-from ._base import RemoteModerator, unit_score
+from ._base import RemoteModerator, given, unit_score
 
 __all__ = ["GOOGLE_CATEGORIES", "GoogleModerator"]
 
@@ -102,24 +102,7 @@ class GoogleModerator(RemoteModerator):
         client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(
-            client=client,
-            transport=transport,
-            base_url=base_url,
-            api_version=api_version,
-            model=model,
-            model_version=model_version,
-            language=language,
-            flag_categories=flag_categories,
-            threshold=threshold,
-            api_key_env=api_key_env,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            qps=qps,
-            concurrency=concurrency,
-            batch_size=batch_size,
-        )
+        super().__init__(**given(locals()))
 
     api_version: str
     model_version: str | None

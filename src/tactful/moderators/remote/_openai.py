@@ -10,7 +10,7 @@ from ..._params import Constraints
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
-from ._base import RemoteModerator, unit_score
+from ._base import RemoteModerator, given, unit_score
 
 __all__ = [
     "OMNI_CATEGORIES",
@@ -90,19 +90,7 @@ class OpenAIModerator(RemoteModerator):
         client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(
-            client=client,
-            transport=transport,
-            base_url=base_url,
-            model=model,
-            api_key_env=api_key_env,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            qps=qps,
-            concurrency=concurrency,
-            batch_size=batch_size,
-        )
+        super().__init__(**given(locals()))
 
     def score_keys(self) -> tuple[str, ...]:
         cats = TEXT_CATEGORIES if self.model.startswith("text-moderation") else OMNI_CATEGORIES

@@ -11,7 +11,7 @@ from ..._params import Bool, Constraints, Float, Nullable, StrList
 from ..._registry import register
 from ..._types import Analysis, Span
 from ...errors import RemoteResponseError
-from ._base import RemoteModerator, unit_score
+from ._base import RemoteModerator, given, unit_score
 
 __all__ = [
     "ATTRIBUTES",
@@ -152,24 +152,7 @@ class PerspectiveModerator(RemoteModerator):
         client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(
-            client=client,
-            transport=transport,
-            base_url=base_url,
-            model=model,
-            attributes=attributes,
-            languages=languages,
-            threshold=threshold,
-            span_threshold=span_threshold,
-            do_not_store=do_not_store,
-            api_key_env=api_key_env,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            qps=qps,
-            concurrency=concurrency,
-            batch_size=batch_size,
-        )
+        super().__init__(**given(locals()))
 
     attributes: tuple[str, ...]
     languages: tuple[str, ...] | None

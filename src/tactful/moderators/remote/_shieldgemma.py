@@ -9,6 +9,7 @@ import httpx
 from ..._params import Constraints, StrList
 from ..._registry import register
 from ..._types import Analysis
+from ._base import given
 from ._guard import GuardModerator, first_word
 
 __all__ = ["SHIELDGEMMA_POLICIES", "ShieldGemmaModerator", "shieldgemma_prompt"]
@@ -151,27 +152,7 @@ class ShieldGemmaModerator(GuardModerator):
         client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(
-            client=client,
-            transport=transport,
-            base_url=base_url,
-            model=model,
-            policies=policies,
-            endpoint=endpoint,
-            target=target,
-            user_prompt=user_prompt,
-            threshold=threshold,
-            logprobs=logprobs,
-            top_logprobs=top_logprobs,
-            max_tokens=max_tokens,
-            api_key_env=api_key_env,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            qps=qps,
-            concurrency=concurrency,
-            batch_size=batch_size,
-        )
+        super().__init__(**given(locals()))
 
     policies: tuple[str, ...]
 

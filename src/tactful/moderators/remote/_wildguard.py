@@ -10,6 +10,7 @@ import httpx
 from ..._params import Constraints
 from ..._registry import register
 from ..._types import Analysis
+from ._base import given
 from ._guard import GuardModerator
 
 __all__ = ["WildGuardModerator", "wildguard_prompt"]
@@ -90,26 +91,7 @@ class WildGuardModerator(GuardModerator):
         client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(
-            client=client,
-            transport=transport,
-            base_url=base_url,
-            model=model,
-            endpoint=endpoint,
-            target=target,
-            user_prompt=user_prompt,
-            threshold=threshold,
-            logprobs=logprobs,
-            top_logprobs=top_logprobs,
-            max_tokens=max_tokens,
-            api_key_env=api_key_env,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            qps=qps,
-            concurrency=concurrency,
-            batch_size=batch_size,
-        )
+        super().__init__(**given(locals()))
 
     def _pair(self, text: str) -> tuple[str, str]:
         return (self.user_prompt, text) if self.target == "response" else (text, "")
