@@ -245,6 +245,8 @@ def test_evaluate_result_shape(fake_data):
         "roc_auc": 0.5,
         "average_precision": 0.5,
         "jailbreak_recall": 0.5,
+        "in_sample": False,  # KeywordModerator records no training texts
+        "n_in_sample": 0,
         "failed": 0,
         "moderator_config": {"heads": False},
     }

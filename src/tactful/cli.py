@@ -272,6 +272,11 @@ def eval_(
 
 
 def _show_eval(result: dict[str, Any], as_json: bool) -> None:
+    from .evaluate import in_sample_warning
+
+    warning = in_sample_warning(result)
+    if warning is not None:  # stderr: --json stays one object on stdout
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         _print_json(result)
         return

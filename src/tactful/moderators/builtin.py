@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from ..align import replace_surrogates
 from ..errors import ConfigError, ModelError
 from ..normalize import align_tokens, normalize
 from ._texts import check_texts
+
+if TYPE_CHECKING:
+    from ..evaluate import TrainedTexts
 
 __all__ = ["BuiltinModerator", "default_model_dir", "load_card"]
 
@@ -217,6 +220,18 @@ class BuiltinModerator:
             return max(1, len(os.sched_getaffinity(0)))
         except AttributeError:  # pragma: no cover - not on Linux
             return max(1, os.cpu_count() or 1)
+
+    @cached_property
+    def _trained_texts(self) -> TrainedTexts | None:
+        from ..evaluate import read_trained_texts
+
+        return read_trained_texts(self._dir, self.card)
+
+    def trained_texts(self) -> TrainedTexts | None:
+        """The texts this model was trained on, as fingerprints (``trained_texts.bin``,
+        pinned by the card, read on first use); None when the card pins none.
+        ``tactful.evaluate`` counts scored rows among them (in-sample scores)."""
+        return self._trained_texts
 
     def load(self) -> BuiltinModerator:
         """Load the model now instead of on the first call."""

@@ -1,0 +1,208 @@
+"""Record what a shipped model was trained on: ``trained_texts.bin`` and the card's ``trained_on``.
+
+    python scripts/trained_texts.py [--data-dir DIR] [--model-dir DIR] [--check]
+
+Reproduces the training mixture of every stage in ``card.json["training"]`` with
+:func:`tactful.train.stage_mixture` (the stage and mixture seed the card records;
+a soup lists each of its runs' stages), and refuses to write unless each stage's
+example count and per-source counts equal the card's. The DeTexD texts of the
+delicate head are added explicitly. Then it writes, beside the model:
+
+``trained_texts.bin``
+    :meth:`tactful.evaluate.TrainedTexts.to_bytes` of every training text: sorted
+    unique little-endian uint64 fingerprints (:func:`tactful.evaluate.text_fingerprint`),
+    pinned in the card's ``sha256`` map. ``tactful eval`` and ``tactful audit`` count
+    the scored rows among them and warn when a score is in-sample.
+``card.json["trained_on"]``
+    One entry per training source, ``{dataset, split, rows_seen, rows}`` for the
+    split it was drawn from (``rows_seen``: rows of the split whose text the model
+    saw, duplicates included); ``honest_figure`` where tactful has a protocol that
+    scores the source without training on the scored rows (``tactful train cv
+    detexd``). Then every other data set split with rows the model saw, with
+    ``via`` (the sources those texts came from): TweetEval offensive is OLID, and
+    ToxicChat's test split repeats some train prompts. A split whose texts all lie
+    in the split a source was drawn from (its cross-validation folds) is not listed.
+
+``--check`` recomputes both and exits 1 when they differ from the shipped ones,
+writing nothing. Needs the data folder (``--data-dir`` or ``$TACTFUL_DATA``);
+no torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tactful.datasets import dataset_names, get_spec, load_dataset
+from tactful.errors import MissingDataError
+from tactful.evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
+from tactful.moderators.builtin import default_model_dir, load_card
+from tactful.train import CV_PROTOCOLS, STAGES, stage_mixture
+
+
+def card_stages(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stage records of a card's ``training`` (a soup, a chain of stages or one run)."""
+    training = card["training"]
+    if "stages" in training:
+        return list(training["stages"])
+    if "examples" in training:
+        return [training]
+    return [v for k, v in sorted(training.items()) if k.startswith("stage")]
+
+
+def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[str]]:
+    """The texts of one recorded stage's mixture by source, checked against the record."""
+    number = int(stage.get("stage", 1))
+    offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
+    config = stage.get("config", {})
+    examples, seed = stage_mixture(
+        data_dir,
+        number,
+        int(stage["seed"]) - offset,
+        config.get("jailbreak_toxic"),
+        sources=config.get("sources"),
+    )
+    counts = dict(Counter(e.source for e in examples))
+    got = (seed, len(examples), counts)
+    want = (stage["seed"], stage["examples"], stage["sources"])
+    if got != want:
+        sys.exit(
+            f"error: stage {number} (seed {stage['seed']}) does not reproduce: "
+            f"got seed/examples/sources {got}, the card says {want}."
+        )
+    out: dict[str, set[str]] = {}
+    for e in examples:
+        out.setdefault(e.source, set()).add(e.text)
+    return out
+
+
+def _split_keys(data_dir: str | None) -> tuple[dict[tuple[str, str], list[str]], list[str]]:
+    """Every data set split's rows as match keys (largest split first); missing sets named."""
+    keys: dict[tuple[str, str], list[str]] = {}
+    missing = []
+    for name in dataset_names():
+        spec = get_spec(name)
+        for split in spec.splits:
+            try:
+                rows = load_dataset(name, split=split, data_dir=data_dir)
+            except MissingDataError:
+                missing.append(f"{name}/{split}")
+                continue
+            keys[(name, split)] = [match_key(r.text) for r in rows]
+    order = sorted(keys, key=lambda k: (-len(keys[k]), k))
+    return {k: keys[k] for k in order}, missing
+
+
+def trained_on(
+    by_source: dict[str, set[str]],
+    split_keys: dict[tuple[str, str], list[str]],
+    encoder: str,
+) -> list[dict[str, Any]]:
+    """The card's ``trained_on`` list (see the module docstring)."""
+    src_keys = {s: {match_key(t) for t in texts} for s, texts in by_source.items()}
+    every = set().union(*src_keys.values())
+    entries: list[dict[str, Any]] = []
+    drawn: dict[str, list[set[str]]] = {}
+    for source in sorted(src_keys):
+        mine = src_keys[source]
+        # The split the source was drawn from holds the most of its texts (ties: the
+        # smallest split, e.g. ToxicChat train rather than train + dev).
+        candidates = [k for k in split_keys if k[0] == source]
+        if not candidates:
+            sys.exit(f"error: training source {source!r} is not a data set tactful loads.")
+        split = max(
+            candidates,
+            key=lambda k: (len(mine & set(split_keys[k])), -len(split_keys[k])),
+        )[1]
+        rows = split_keys[(source, split)]
+        entry: dict[str, Any] = {
+            "dataset": source,
+            "split": split,
+            "rows_seen": sum(k in mine for k in rows),
+            "rows": len(rows),
+        }
+        if source in CV_PROTOCOLS:
+            flag = "" if encoder == "minilm" else f" --encoder {encoder}"
+            entry["honest_figure"] = f"tactful train cv {source}{flag}"
+        entries.append(entry)
+        drawn.setdefault(source, []).append(set(rows))
+    for (name, split), rows in split_keys.items():
+        if any(e["dataset"] == name and e["split"] == split for e in entries):
+            continue
+        seen = [k for k in rows if k in every]
+        if not seen:
+            continue
+        row_set = set(rows)
+        if any(row_set <= other for other in drawn.get(name, [])):
+            continue  # a fold of a split the model was drawn from
+        via = sorted(s for s, mine in src_keys.items() if not mine.isdisjoint(seen))
+        entries.append(
+            {"dataset": name, "split": split, "rows_seen": len(seen), "rows": len(rows), "via": via}
+        )
+    return entries
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-dir", default=None, help="data folder (default: $TACTFUL_DATA)")
+    ap.add_argument("--model-dir", type=Path, default=None, help="default: the builtin model")
+    ap.add_argument("--check", action="store_true", help="compare, write nothing (exit 1)")
+    a = ap.parse_args()
+    folder = a.model_dir or default_model_dir()
+    card = load_card(folder)
+
+    by_source: dict[str, set[str]] = {}
+    for stage in card_stages(card):
+        for source, texts in stage_texts(a.data_dir, stage).items():
+            by_source.setdefault(source, set()).update(texts)
+    if "delicate" in card.get("heads", []):
+        by_source.setdefault("detexd", set()).update(
+            r.text for r in load_dataset("detexd", split="all", data_dir=a.data_dir)
+        )
+    texts = set().union(*by_source.values())
+    seen = TrainedTexts.from_texts(texts)
+    split_keys, missing = _split_keys(a.data_dir)
+    if missing:
+        print(f"note: not in the data folder, not checked: {', '.join(missing)}", file=sys.stderr)
+    stages = card_stages(card)
+    encoder = str(stages[-1].get("config", {}).get("encoder", "minilm")) if stages else "minilm"
+    entries = trained_on(by_source, split_keys, encoder)
+
+    data = seen.to_bytes()
+    path = folder / TRAINED_TEXTS_FILE
+    if a.check:
+        same = (
+            path.is_file()
+            and path.read_bytes() == data
+            and card.get("trained_on") == entries
+            and card.get("sha256", {}).get(TRAINED_TEXTS_FILE) == hashlib.sha256(data).hexdigest()
+        )
+        print("up to date" if same else f"{path} or the card's trained_on is out of date")
+        sys.exit(0 if same else 1)
+    path.write_bytes(data)
+    out: dict[str, Any] = {}
+    for key, value in card.items():
+        if key == "trained_on":
+            continue
+        out[key] = value
+        if key == "training":
+            out["trained_on"] = entries
+    out.setdefault("trained_on", entries)
+    digest = hashlib.sha256(data).hexdigest()
+    out["sha256"] = {**card.get("sha256", {}), TRAINED_TEXTS_FILE: digest}
+    (folder / "card.json").write_text(json.dumps(out, indent=2) + "\n")
+    print(
+        f"{len(texts):,} training texts, {len(seen):,} fingerprints, {len(data):,} bytes "
+        f"-> {path}; trained_on: {len(entries)} entries"
+    )
+    for e in entries:
+        print(f"  {e}")
+
+
+if __name__ == "__main__":
+    main()
