@@ -195,18 +195,11 @@ def closed_loop(url: str, bodies: Path, concurrency: int, seconds: int) -> dict[
 # ----------------------------------------------------------------------------- open loop
 
 
-async def _one(
-    port: int, body: bytes, idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
-) -> int:
-    if idle:
-        reader, writer = idle.pop()
-    else:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    head = (
-        f"POST /v1/moderations HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode("ascii")
-    writer.write(head + body)
+async def _exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> tuple[int, bool]:
+    """Send one request on a connection; (status, the server closes the connection)."""
+    writer.write(request)
     status_line = await reader.readuntil(b"\r\n")
     status = int(status_line.split()[1])
     length, close = 0, False
@@ -221,6 +214,27 @@ async def _one(
         elif name == "connection" and value.strip().lower() == "close":
             close = True
     await reader.readexactly(length)
+    return status, close
+
+
+async def _one(
+    port: int, body: bytes, idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+) -> int:
+    request = (
+        f"POST /v1/moderations HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode("ascii") + body
+    while idle:
+        reader, writer = idle.pop()
+        try:
+            status, close = await _exchange(reader, writer, request)
+        except (OSError, EOFError):
+            writer.close()  # the server closed this idle connection: take another
+            continue
+        break
+    else:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        status, close = await _exchange(reader, writer, request)
     if close:
         writer.close()
     else:
@@ -246,7 +260,7 @@ async def _open_loop(port: int, bodies: list[bytes], rate: float, seconds: float
             key = str(status)
         except TimeoutError:
             key = "timeout"
-        except OSError as exc:
+        except (OSError, EOFError, ValueError) as exc:  # refused, reset, cut or garbled
             key = type(exc).__name__
         statuses[key] = statuses.get(key, 0) + 1
         if key == "200":
