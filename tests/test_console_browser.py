@@ -285,3 +285,30 @@ def test_a_progress_indicator_shows_for_slow_uploads_only(
         assert page.errors == []
     finally:
         srv.stop()
+
+
+def test_the_console_asks_for_an_api_key_when_the_server_wants_one(
+    page: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_CONSOLE_KEYS", "desk:k-desk-1")
+    settings = ServiceSettings(
+        moderators=("lexicon",), labels=tmp_path / "l.sqlite", api_keys_env="TEST_CONSOLE_KEYS"
+    )
+    with BackgroundServer(create_app(settings)) as srv:
+        wait_ready(srv.url)
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#key-box", state="visible")
+        assert "API key is required" in page.text_content("#error")
+        page.fill("#api-key", "k-desk-1")
+        page.dispatch_event("#api-key", "change")
+        page.wait_for_selector("#model option", state="attached")
+        page.wait_for_selector("#error", state="hidden")
+        analyze_in_console(page, ["you idiot"])
+        page.click("#tab-btn-review")
+        page.wait_for_selector("#queue tbody tr button.accept")
+        page.click("#queue tbody tr button.accept")
+        page.wait_for_selector("#queue-empty", state="visible")
+        [row] = httpx.get(
+            srv.url + "/console/api/labels", headers={"Authorization": "Bearer k-desk-1"}
+        ).json()["labels"]
+        assert (row["who"], row["key"], row["decision"]) == ("desk", "desk", "accept")

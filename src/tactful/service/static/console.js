@@ -343,6 +343,7 @@
   async function loadInfo() {
     try {
       state.info = await api("/console/api/info");
+      showError(null);
       const select = $("model");
       select.replaceChildren();
       for (const m of state.info.models) {
