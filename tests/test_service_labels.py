@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -142,6 +145,24 @@ def test_a_file_is_imported_once_per_moderator(tmp_path: Path) -> None:
     assert store.job(first[0])["status"] == "interrupted"
     again = store.start_job(model="lexicon", source="f.csv", total=2, digest="abc")
     assert again[1] is True and again[0] != first[0]
+
+
+def test_jobs_of_live_workers_are_not_interrupted(tmp_path: Path) -> None:
+    store = LabelStore(tmp_path / "labels.sqlite")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    owners = {
+        "live": f"{socket.gethostname()}:1",  # another worker still running (init never exits)
+        "dead": f"{socket.gethostname()}:{gone.pid}",  # a worker that was stopped
+    }
+    ids = {}
+    for name, owner in owners.items():
+        ids[name], _ = store.start_job(model="m", source=name, total=1, digest=name)
+        with sqlite3.connect(store.path) as db:
+            db.execute("UPDATE jobs SET owner = ? WHERE id = ?", (owner, ids[name]))
+    assert store.interrupt_running_jobs() == 1
+    assert store.job(ids["live"])["status"] == "running"
+    assert store.job(ids["dead"])["status"] == "interrupted"
 
 
 def test_a_missing_folder_is_one_clear_error(tmp_path: Path) -> None:

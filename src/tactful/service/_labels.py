@@ -12,6 +12,8 @@ import contextlib
 import csv
 import io
 import json
+import os
+import socket
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -58,6 +60,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     source TEXT NOT NULL,
     digest TEXT,
     status TEXT NOT NULL,
+    owner TEXT NOT NULL,
     done INTEGER NOT NULL DEFAULT 0,
     total INTEGER NOT NULL,
     error TEXT,
@@ -95,6 +98,25 @@ CREATE INDEX IF NOT EXISTS labels_by_item ON labels (item_id, id);
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's job cannot be checked: treat it as stopped
+    if int(pid) == os.getpid():
+        return False  # this process is starting: nothing of its own runs yet
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _enc(text: str) -> bytes:
@@ -184,9 +206,9 @@ class LabelStore:
                     db.execute("DELETE FROM items WHERE job_id = ?", (row["id"],))
                     db.execute("DELETE FROM jobs WHERE id = ?", (row["id"],))
             cur = db.execute(
-                "INSERT INTO jobs (model, source, digest, status, done, total, created_at) "
-                "VALUES (?, ?, ?, 'running', 0, ?, ?)",
-                (model, source, digest, total, _now()),
+                "INSERT INTO jobs (model, source, digest, status, owner, done, total, "
+                "created_at) VALUES (?, ?, ?, 'running', ?, 0, ?, ?)",
+                (model, source, digest, _owner(), total, _now()),
             )
             return int(cur.lastrowid or 0), True
 
@@ -198,11 +220,18 @@ class LabelStore:
             )
 
     def interrupt_running_jobs(self) -> int:
-        """Mark jobs left ``running`` by a stopped server as ``interrupted``; how many."""
+        """Mark jobs left ``running`` by a stopped server as ``interrupted``; how many.
+
+        A job whose process is still alive (another worker of the same server
+        on this machine) is left running.
+        """
         with self._db() as db:
-            return db.execute(
-                "UPDATE jobs SET status = 'interrupted' WHERE status = 'running'"
-            ).rowcount
+            rows = db.execute("SELECT id, owner FROM jobs WHERE status = 'running'").fetchall()
+            dead = [r["id"] for r in rows if not _alive(r["owner"])]
+            db.executemany(
+                "UPDATE jobs SET status = 'interrupted' WHERE id = ?", [(i,) for i in dead]
+            )
+        return len(dead)
 
     def job(self, job_id: int) -> dict[str, Any]:
         with self._db() as db:
