@@ -191,6 +191,8 @@ class LabelStore:
         that failed or was interrupted is started afresh.
         """
         with self._db() as db:
+            # Look and insert in one write transaction: two workers may import the same file.
+            db.execute("BEGIN IMMEDIATE")
             if digest is not None:
                 row = db.execute(
                     "SELECT id, status FROM jobs WHERE model = ? AND digest = ?", (model, digest)
