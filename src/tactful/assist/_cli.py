@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -53,6 +54,9 @@ ResamplesOpt = Annotated[
     int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples per 95 % interval.")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Seed of samples and bootstraps.")]
+OutOpt = Annotated[
+    Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")]
 
 
@@ -65,6 +69,19 @@ def _options(values: list[str] | None, moderator: str) -> dict[str, Any]:
 def _progress() -> bool:
     # A live bar is for people: keep pipes and CI logs clean.
     return sys.stderr.isatty()
+
+
+def _run(
+    tool: Callable[..., dict[str, Any]],
+    moderator: str,
+    option: list[str] | None,
+    report_dir: Path,
+    as_json: bool,
+    **kwargs: Any,
+) -> None:
+    """Run one tool with the moderator's -O options, then write and show its report."""
+    report = tool(moderator, options=_options(option, moderator), progress=_progress(), **kwargs)
+    _finish(report, report_dir, as_json)
 
 
 def _finish(report: dict[str, Any], out: Path, as_json: bool) -> None:
@@ -132,21 +149,22 @@ def triage_command(
     """
     from ._triage import triage
 
-    report = triage(
+    _run(
+        triage,
         moderator,
+        option,
+        out,
+        as_json,
         trial=trial,
         new=new,
         out=out,
         safe_rate=safe_rate,
         head=head,
-        options=_options(option, moderator),
         data_dir=data_dir,
         store=store,
         n_resamples=n_resamples,
         seed=seed,
-        progress=_progress(),
     )
-    _finish(report, out, as_json)
 
 
 def detox_eval_command(
@@ -170,9 +188,7 @@ def detox_eval_command(
             "--limit", min=1, help="A seeded sample of at most N sources.", show_default=False
         ),
     ] = None,
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
-    ] = Path("out/detox-eval"),
+    out: OutOpt = Path("out/detox-eval"),
     store: StoreOpt = None,
     data_dir: DataDirOpt = None,
     n_resamples: ResamplesOpt = 1000,
@@ -182,20 +198,21 @@ def detox_eval_command(
     """Toxic-to-civil evaluation (ToxicSpans §7): ACC, ACC2–ACC4, self-SIM and ref-SIM."""
     from ._detox import detox_eval
 
-    report = detox_eval(
+    _run(
+        detox_eval,
         moderator,
+        option,
+        out,
+        as_json,
         pairs=pairs,
         head=head,
         sim=sim,
-        options=_options(option, moderator),
         data_dir=data_dir,
         store=store,
         limit=limit,
         n_resamples=n_resamples,
         seed=seed,
-        progress=_progress(),
     )
-    _finish(report, out, as_json)
 
 
 probe_app = typer.Typer(
@@ -212,9 +229,7 @@ def probe_gender_command(
     moderator: ModeratorOpt = "builtin",
     option: OptionOpt = None,
     head: HeadOpt = "toxicity",
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
-    ] = Path("out/probe-gender"),
+    out: OutOpt = Path("out/probe-gender"),
     store: StoreOpt = None,
     data_dir: DataDirOpt = None,
     n_resamples: ResamplesOpt = 1000,
@@ -224,17 +239,18 @@ def probe_gender_command(
     """Share of decisions that flip when gendered words and names are swapped (DeTexD)."""
     from ._probes import probe_gender
 
-    report = probe_gender(
+    _run(
+        probe_gender,
         moderator,
+        option,
+        out,
+        as_json,
         head=head,
-        options=_options(option, moderator),
         data_dir=data_dir,
         store=store,
         n_resamples=n_resamples,
         seed=seed,
-        progress=_progress(),
     )
-    _finish(report, out, as_json)
 
 
 @probe_app.command("country")
@@ -245,24 +261,14 @@ def probe_country_command(
     template: Annotated[
         str, typer.Option("--template", help="Sentence with {country}.")
     ] = "Unfortunately, the incident happened in {country}.",
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
-    ] = Path("out/probe-country"),
+    out: OutOpt = Path("out/probe-country"),
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Template score per country (193 UN member states), ranked and plotted."""
     from ._probes import probe_country
 
-    report = probe_country(
-        moderator,
-        head=head,
-        template=template,
-        options=_options(option, moderator),
-        store=store,
-        progress=_progress(),
-    )
-    _finish(report, out, as_json)
+    _run(probe_country, moderator, option, out, as_json, head=head, template=template, store=store)
 
 
 @probe_app.command("identity")
@@ -279,9 +285,7 @@ def probe_identity_command(
             show_default=False,
         ),
     ] = None,
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
-    ] = Path("out/probe-identity"),
+    out: OutOpt = Path("out/probe-identity"),
     store: StoreOpt = None,
     data_dir: DataDirOpt = None,
     seed: SeedOpt = 0,
@@ -290,14 +294,15 @@ def probe_identity_command(
     """Per-identity subgroup, BPSN and BNSP AUC and FPR ratio on the Jigsaw templates."""
     from ._probes import probe_identity
 
-    report = probe_identity(
+    _run(
+        probe_identity,
         moderator,
+        option,
+        out,
+        as_json,
         head=head,
-        options=_options(option, moderator),
         data_dir=data_dir,
         store=store,
         limit=limit,
         seed=seed,
-        progress=_progress(),
     )
-    _finish(report, out, as_json)

@@ -40,11 +40,13 @@ from .._params import Check, Constraints, Float, validate_params
 from .._types import Span
 from ..audit.metrics import fpr
 from ..errors import ConfigError
-from ..metrics import roc_auc
 
-__all__ = [
-    "EMPTY_MESSAGE",
+# The input checks of the top-level metrics, so that both speak with one voice.
+from ..metrics import _binary, _same_length, _scores, roc_auc
+
+__all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "DetoxAccuracy",
+    "EMPTY_MESSAGE",
     "TriagePoint",
     "all_spans_changed",
     "bias_auc_table",
@@ -71,41 +73,7 @@ _TRIAGE: Constraints = {"safe_rate": Float(0.0, 1.0), "threshold": Float()}
 
 
 def _bits(name: str, values: ArrayLike) -> NDArray[np.bool_]:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if arr.size and (arr.dtype == object or not np.isin(arr, (0, 1)).all()):
-        bad = arr[~np.isin(arr, (0, 1))][0] if arr.dtype != object else arr[0]
-        raise ConfigError(
-            f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead."
-        )
-    return arr.astype(bool)
-
-
-def _reals(name: str, values: ArrayLike) -> NDArray[np.float64]:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"The {name!r} parameter must be an array of finite floats.") from None
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if not np.isfinite(arr).all():
-        raise ConfigError(
-            f"The {name!r} parameter must be an array of finite floats. Got a NaN or inf."
-        )
-    return arr
-
-
-def _same_length(**arrays: Any) -> int:
-    lengths = {name: len(a) for name, a in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        shown = ", ".join(f"{k}={v}" for k, v in lengths.items())
-        raise ConfigError(f"Inputs must have the same length. Got {shown}.")
-    return next(iter(lengths.values()))
+    return _binary(name, values).astype(bool)
 
 
 def _share(mask: NDArray[np.bool_], within: NDArray[np.bool_]) -> float | None:
@@ -174,7 +142,7 @@ class TriagePoint:
 
 
 def _triage_input(y_true: ArrayLike, scores: ArrayLike, what: str) -> tuple[Any, Any]:
-    t, s = _bits("y_true", y_true), _reals("scores", scores)
+    t, s = _bits("y_true", y_true), _scores("scores", scores)
     if _same_length(y_true=t, scores=s) == 0:
         raise ConfigError(EMPTY_MESSAGE.format(what=what))
     return t, s
@@ -570,7 +538,7 @@ def _auc_on(t: NDArray[np.bool_], s: NDArray[np.float64], rows: NDArray[np.bool_
 def _bias_input(
     y_true: ArrayLike, scores: ArrayLike, in_group: ArrayLike
 ) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.bool_]]:
-    t, s, g = _bits("y_true", y_true), _reals("scores", scores), _bits("in_group", in_group)
+    t, s, g = _bits("y_true", y_true), _scores("scores", scores), _bits("in_group", in_group)
     _same_length(y_true=t, scores=s, in_group=g)
     return t, s, g
 
@@ -701,7 +669,7 @@ def bias_auc_table(
     >>> t.loc["a", ["subgroup_auc", "bpsn_auc", "bnsp_auc", "fpr_ratio"]].tolist()
     [1.0, 0.0, 1.0, 2.0]
     """
-    t, s = _bits("y_true", y_true), _reals("scores", scores)
+    t, s = _bits("y_true", y_true), _scores("scores", scores)
     p = _bits("y_pred", y_pred)
     sets = [frozenset(g) for g in groups]
     _same_length(y_true=t, scores=s, y_pred=p, groups=sets)
@@ -760,7 +728,7 @@ def generalized_mean(values: Iterable[float | None], power: float = -5.0) -> flo
     0.6667
     """
     p = validate_params("generalized_mean", _POWER, power=power)["power"]
-    xs = _reals("values", [v for v in values if v is not None])
+    xs = _scores("values", [v for v in values if v is not None])
     if not xs.size or (p < 0 and (xs == 0).any()) or (xs < 0).any():
         return None
     return float(np.mean(xs**p) ** (1.0 / p))
