@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import multiprocessing
 import socket
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -145,6 +147,25 @@ def test_a_file_is_imported_once_per_moderator(tmp_path: Path) -> None:
     assert store.job(first[0])["status"] == "interrupted"
     again = store.start_job(model="lexicon", source="f.csv", total=2, digest="abc")
     assert again[1] is True and again[0] != first[0]
+
+
+def _start_same_job(path: Path, out: Any) -> None:
+    out.put(LabelStore(path).start_job(model="m", source="f.csv", total=1, digest="same"))
+
+
+def test_workers_importing_the_same_file_get_one_job(tmp_path: Path) -> None:
+    path = tmp_path / "labels.sqlite"
+    LabelStore(path)
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_start_same_job, args=(path, out)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    got = sorted(out.get(timeout=120) for _ in procs)
+    for p in procs:
+        p.join(timeout=60)
+    assert [new for _, new in got] == [False, False, False, True]
+    assert len({job_id for job_id, _ in got}) == 1
 
 
 def test_jobs_of_live_workers_are_not_interrupted(tmp_path: Path) -> None:
