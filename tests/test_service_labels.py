@@ -156,7 +156,7 @@ def _start_same_job(path: Path, out: Any) -> None:
 def test_workers_importing_the_same_file_get_one_job(tmp_path: Path) -> None:
     path = tmp_path / "labels.sqlite"
     LabelStore(path)
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("fork")  # quick; the child opens its own connection
     out = ctx.Queue()
     procs = [ctx.Process(target=_start_same_job, args=(path, out)) for _ in range(4)]
     for p in procs:
