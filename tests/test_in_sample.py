@@ -374,3 +374,41 @@ def test_a_copied_model_folder_keeps_its_check(tmp_path):
     shipped = tactful.load("builtin").trained_texts()
     assert copied is not None and shipped is not None
     assert copied.to_bytes() == shipped.to_bytes()
+
+
+# ------------------------------------------------------------------- the audit
+
+
+def test_audit_counts_and_warns_per_set_and_moderator(tmp_path):
+    import importlib.util
+
+    path = Path(__file__).parent / "data" / "audit_reference" / "synthetic.py"
+    spec = importlib.util.spec_from_file_location("audit_synthetic_h9", path)
+    assert spec is not None and spec.loader is not None
+    synthetic = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(synthetic)
+
+    class SeenFlagWord(synthetic.FlagWord):
+        name = "seenflag"
+
+        def trained_texts(self) -> TrainedTexts:
+            return TrainedTexts.from_texts(r.text for r in rows["ss_stormfront"][:5])
+
+    args = ["audit", "-m", "_seenflag", "-m", "_flagword", "--datasets", "ss_stormfront"]
+    args += ["--out", str(tmp_path), "--data-dir", str(tmp_path / "no-data")]
+    with (
+        synthetic.patched_loader() as rows,
+        tactful.temporary_registration("_seenflag", SeenFlagWord),
+        tactful.temporary_registration("_flagword", synthetic.FlagWord),
+    ):
+        res = runner.invoke(app, [*args, "--n-resamples", "20"])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    seen, plain = report["moderators"]
+    assert seen["in_sample"] == {"ss_stormfront": 5}
+    assert "in_sample" not in plain  # records no training texts: nothing to check
+    n = report["datasets"][0]["n"]
+    want = IN_SAMPLE_MESSAGE.format(
+        n_in_sample=5, n=n, moderator="seenflag", extent="a partly", honest=IN_SAMPLE_ADVICE
+    )
+    assert res.stderr == f"warning: ss_stormfront: {want}\n"

@@ -115,5 +115,13 @@ def audit_command(
         Console(stderr=True, highlight=False).print(
             f"skipped {skipped['dataset']}: {skipped['reason']}"
         )
+    from ..evaluate import in_sample_warning
+
+    rows = {d["set"]: d["n"] for d in report["datasets"]}
+    for m in report["moderators"]:
+        for set_id, k in m.get("in_sample", {}).items():
+            line = in_sample_warning({"moderator": m["label"], "n": rows[set_id], "n_in_sample": k})
+            if line is not None:  # one line per set and moderator trained on some of its rows
+                typer.echo(f"warning: {set_id}: {line}", err=True)
     for name in ("report.json", "report.md", "report.html"):
         console.print(f"wrote {out / name}")

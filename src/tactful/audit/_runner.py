@@ -29,6 +29,7 @@ from ..errors import (
     ConfigError,
     FailedItemsError,
 )
+from ..evaluate import trained_texts
 from ..store import (
     ENGINES,
     ResultStore,
@@ -246,7 +247,7 @@ def run_audit(
                 },
                 "groups": list(group_names()),
                 "notes": list(NOTES),
-                "moderators": [_moderator_entry(m, label) for m, label in zip(mods, labels)],
+                "moderators": [_moderator_entry(m, label, sets) for m, label in zip(mods, labels)],
                 "datasets": [_dataset_entry(s) for s in sets],
                 "skipped": skipped,
                 "results": results,
@@ -407,14 +408,18 @@ def _figures(
 # --------------------------------------------------------------------------- report parts
 
 
-def _moderator_entry(m: Moderator, label: str) -> ModeratorEntry:
-    return {
+def _moderator_entry(m: Moderator, label: str, sets: Sequence[AuditSet]) -> ModeratorEntry:
+    entry: ModeratorEntry = {
         "label": label,
         "name": str(m.name),
         "version": str(m.version),
         "config": jsonable(m.config()),
         "key": moderator_key(m),
     }
+    seen = trained_texts(m)
+    if seen is not None:  # only a moderator that records its training texts is checked
+        entry["in_sample"] = {s.id: seen.count(s.texts) for s in sets}
+    return entry
 
 
 def _dataset_entry(s: AuditSet) -> DatasetEntry:

@@ -71,6 +71,9 @@ class ModeratorEntry(TypedDict):
     version: str
     config: dict[str, Any]
     key: str
+    #: Set id -> rows of the set the moderator was trained on; only for a moderator
+    #: that records its training texts (``tactful.evaluate.trained_texts``).
+    in_sample: NotRequired[dict[str, int]]
 
 
 class DatasetEntry(TypedDict):
