@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sys
 import zlib
 from collections import Counter
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from tactful import Span
+from tactful.align import word_spans
 from tactful.errors import ConfigError, TactfulError
 from tactful.normalize import normalize
 
@@ -64,9 +64,9 @@ _STOP = frozenset((
     "does", "did", "have", "has", "had", "can", "will", "would", "should", "could", "may",
     "might", "must", "up", "out", "about", "than", "then", "too", "very",
 ))  # fmt: skip
-_WORD = re.compile(r"[^\W\d_]+")
 _VOWELS = frozenset("aeiouAEIOU")
-# Only substitutions tactful.normalize reads back (see its _LEET table).
+# Only substitutions tactful.normalize reads back (its leet table; the symbols are
+# tactful.align.WORD_SYMBOLS).
 _LEET = {
     "a": "4@", "e": "3", "i": "1!", "o": "0", "s": "$5", "t": "7", "l": "1", "b": "8", "g": "9",
     "A": "4@", "E": "3", "I": "1!", "O": "0", "S": "$5", "T": "7", "L": "1", "B": "8", "G": "9",
@@ -84,13 +84,10 @@ def _as_spans(text: str, spans_or_words: Sequence[Any]) -> list[tuple[int, int]]
     """Gold spans as (start, end) pairs; words become their whole-word occurrences."""
     items = list(spans_or_words)
     if items and all(isinstance(x, str) for x in items):
-        found: set[tuple[int, int]] = set()
-        for w in items:
-            if not w:
-                raise ConfigError("A word to obfuscate must be a non-empty str.")
-            pat = re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])", re.IGNORECASE)
-            found.update(m.span() for m in pat.finditer(text))
-        return sorted(found)
+        if not all(items):
+            raise ConfigError("A word to obfuscate must be a non-empty str.")
+        wanted = {w.lower() for w in items}
+        return [(s, e) for s, e in word_spans(text) if text[s:e].lower() in wanted]
     out = []
     for x in items:
         if isinstance(x, Span):
@@ -118,12 +115,14 @@ def _as_spans(text: str, spans_or_words: Sequence[Any]) -> list[tuple[int, int]]
 
 
 def _words(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The words to disguise: letter runs of >= 3 letters inside a span, not function words."""
+    """The words to disguise: words (tactful.align.word_spans) of >= 3 letters and nothing
+    else inside a span, not function words."""
     words = []
     for s, e in spans:
-        for m in _WORD.finditer(text, s, e):
-            if m.end() - m.start() >= 3 and m.group().lower() not in _STOP:
-                words.append(m.span())
+        for a, b in word_spans(text[s:e]):
+            word = text[s + a : s + b]
+            if len(word) >= 3 and word.isalpha() and word.lower() not in _STOP:
+                words.append((s + a, s + b))
     return sorted(set(words))
 
 

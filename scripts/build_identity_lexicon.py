@@ -50,18 +50,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from tactful._hashing import sha256_file
 from tactful.config import resolve_data_dir
-from tactful.errors import DataError, MissingDataError, TactfulError
-from tactful.identity import GROUPS, term_forms, term_key
+from tactful.datasets import load_holistic_buckets, load_holistic_nouns
+from tactful.errors import DataError, MissingDataError, TactfulError, UnknownNameError
+from tactful.identity import GROUPS, normalize_group, term_forms, term_key
+from tactful.wordlists import data_path, pin, sha256_file
 
 SLUR_FILE = Path("speech_suppression/lexicon/slur_identity_terms.csv")
 NEUTRAL_FILE = Path("speech_suppression/lexicon/neutral_identity_terms.csv")
 DESCRIPTORS_FILE = Path("holistic_bias/descriptors.json")
 NOUNS_FILE = Path("holistic_bias/nouns.json")
-
-#: The paper's ``Identity category`` spelling (lower-cased) → group.
-CATEGORY_TO_GROUP = {g: g for g in GROUPS} | {"lgbt-related": "lgbt"}
 
 #: Paper sub-identity names that two groups share → a name per group.
 SUB_RENAMES = {
@@ -302,9 +300,10 @@ def read_paper_list(path: Path, kind: str) -> list[dict[str, str]]:
             raise DataError(f"{path} lacks the columns {sorted(need)}; found {reader.fieldnames}.")
         for line, rec in enumerate(reader, start=2):
             category = rec["Identity category"].strip().lower()
-            if category not in CATEGORY_TO_GROUP:
-                raise DataError(f"{path}:{line}: unknown identity category {category!r}.")
-            group = CATEGORY_TO_GROUP[category]
+            try:
+                group = normalize_group(category)
+            except UnknownNameError:
+                raise DataError(f"{path}:{line}: unknown identity category {category!r}.") from None
             sub = rec["Sub_identity"].strip().lower()
             sub = SUB_RENAMES.get((group, sub), sub)
             try:
@@ -324,19 +323,15 @@ def read_paper_list(path: Path, kind: str) -> list[dict[str, str]]:
     return rows
 
 
-def _descriptor_text(item: object) -> str:
-    return item["descriptor"] if isinstance(item, dict) else str(item)
-
-
-def holistic_bias_rows(descriptors: dict, nouns: dict) -> list[dict[str, str]]:
+def holistic_bias_rows(
+    buckets: dict[str, dict[str, list[str]]], nouns: dict[str, list[tuple[str, str]]]
+) -> list[dict[str, str]]:
     rows: list[dict[str, str]] = []
     for spec in HOLISTIC_BIAS:
-        node = descriptors
-        for part in spec["path"]:
-            if part not in node:
-                raise DataError(f"{DESCRIPTORS_FILE} has no {'/'.join(spec['path'])} bucket.")
-            node = node[part]
-        words = [_descriptor_text(d) for d in node]
+        axis, bucket = spec["path"]
+        if bucket not in buckets.get(axis, {}):
+            raise DataError(f"{DESCRIPTORS_FILE} has no {axis}/{bucket} bucket.")
+        words = list(buckets[axis][bucket])
         if "take" in spec:
             missing = spec["take"] - set(words)
             if missing:
@@ -384,8 +379,8 @@ def build(data_dir: Path) -> tuple[list[dict[str, str]], dict]:
         key = term_key(row["term"])
         if key:
             kept[key] = row
-    descriptors = json.loads(paths[DESCRIPTORS_FILE].read_text(encoding="utf-8"))
-    nouns = json.loads(paths[NOUNS_FILE].read_text(encoding="utf-8"))
+    descriptors = load_holistic_buckets(data_dir)
+    nouns = load_holistic_nouns(data_dir)
     added = Counter()
     # Rule 6: only what the tagger would not already find (a term, or a plural of one).
     matched = {form for key in kept for form in term_forms(key)}
@@ -405,7 +400,9 @@ def build(data_dir: Path) -> tuple[list[dict[str, str]], dict]:
     ]
     manifest = {
         "generated_by": "scripts/build_identity_lexicon.py",
-        "sources": {str(rel).replace("\\", "/"): {"sha256": sha256_file(p)} for rel, p in paths.items()},
+        "sources": {
+            str(rel).replace("\\", "/"): {"sha256": sha256_file(p)} for rel, p in paths.items()
+        },
         "terms": len(out),
         "by_kind": dict(sorted(Counter(r["kind"] for r in out).items())),
         "by_source": dict(sorted(Counter(r["source"] for r in out).items())),
@@ -450,6 +447,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     write(Path(args.out), rows, manifest)
+    terms = Path(args.out) / "terms.csv"
+    if terms.resolve() == data_path("identity/terms.csv").resolve():
+        pin("identity/terms.csv")  # the tagger checks the shipped file against its pin
     print(
         f"wrote {len(rows)} terms to {Path(args.out) / 'terms.csv'} "
         f"({manifest['by_kind']}, {manifest['by_source']})"

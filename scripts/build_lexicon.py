@@ -19,12 +19,14 @@ What goes in (all paths relative to the data folder):
 * ``speech_suppression/lexicon/slur_identity_terms.csv``: slur terms, label
   ``identity_attack``, minus :data:`SLUR_EXCLUDED` (ordinary words, names and
   neutral identity words that the list also carries).
-* :data:`PROFANITY`, a hand-curated list, label ``profanity``.
+* :data:`PROFANITY`, a hand-curated list (``tactful/data/words/vocabulary.tsv``, the
+  words with the use ``lexicon``), label ``profanity``.
 * ``toxicspans/semeval2021/tsd_trial.csv``: only to report span F1 of candidate
   settings (``selection.trial`` in the file); the test split is never read.
 
-The file records the SHA-256 of every input. After regenerating, paste the
-printed SHA-256 into ``LEXICON_SHA256`` in ``src/tactful/moderators/lexicon.py``.
+The file records the SHA-256 of every input. Written to its default place, the new
+file is pinned in ``src/tactful/data/manifest.json`` (:func:`tactful.wordlists.pin`);
+elsewhere its SHA-256 is only printed.
 """
 
 from __future__ import annotations
@@ -39,18 +41,19 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tactful._hashing import sha256_file
+from tactful.align import WORD_PATTERN
 from tactful.config import resolve_data_dir
+from tactful.datasets import RATER_TYPE_ALIASES
 from tactful.errors import DataError, MissingDataError, TactfulError
 from tactful.metrics import span_f1
 from tactful.moderators.lexicon import (
     LEXICON_FORMAT,
-    TOKEN_PATTERN,
     TermEntry,
     find_spans,
     select_terms,
     tokenize,
 )
+from tactful.wordlists import data_path, pin, sha256_file, slur_exclusions, words
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "src" / "tactful" / "data" / "lexicon.json"
@@ -66,67 +69,16 @@ SLURS = "speech_suppression/lexicon/slur_identity_terms.csv"
 MIN_RATIO = 0.5
 MIN_COUNTS = (1, 2, 3, 5)
 
-#: Profanity and obscenity, spelled out and in the common starred forms. Kept to
-#: words that are vulgar in almost any context ("hell" and "screw" are not).
-# fmt: off
-PROFANITY = (
-    "arse", "arsehole", "arseholes", "ass", "asses", "asshat", "asshole", "assholes", "a**hole",
-    "a**holes", "bastard", "bastards", "batshit", "bitch", "bitches", "bitching", "bitchy",
-    "bollocks", "bullshit", "b*tch", "cock", "cocks", "cocksucker", "cocksuckers", "crap",
-    "crappy", "cunt", "cunts", "damn", "damned", "dammit", "dick", "dickhead", "dickheads",
-    "dicks", "douche", "douchebag", "douchebags", "dumbass", "dumbasses", "f*ck", "f*cking",
-    "f**k", "f**king", "fuck", "fucked", "fucker", "fuckers", "fuckhead", "fuckin", "fucking",
-    "fucks", "fuckwit", "goddamn", "goddamned", "horseshit", "jackass", "jackasses", "jerkoff",
-    "motherfucker", "motherfuckers", "motherfucking", "piss", "pissed", "pissing", "prick",
-    "pricks", "pussies", "pussy", "s**t", "sh*t", "shit", "shithead", "shitheads", "shithole",
-    "shitholes", "shits", "shitty", "slut", "sluts", "slutty", "smartass", "tits", "titties",
-    "twat", "twats", "wank", "wanker", "wankers", "whore", "whores",
-)
+#: Profanity and obscenity, spelled out and in the common starred forms: the words
+#: of tactful/data/words/vocabulary.tsv with the use "lexicon" (vulgar in almost any
+#: context: "hell" and "screw" are not), shared with tactful.normalize.
+PROFANITY = words("lexicon")
 
-
-#: Terms of the slur list left out of the lexicon, and why. Marking these would
-#: flag ordinary or neutral text, including people naming their own identity,
-#: which is the speech suppression the audit measures.
-SLUR_EXCLUDED: dict[str, tuple[str, ...]] = {
-    "ordinary English words": (
-        "8ball", "abc", "abcd", "ape", "breeder", "brownie", "buckwheat", "chow", "coconut",
-        "cottaging", "cougar", "cracker", "crow", "degenerate", "dink", "eight ball", "fairy",
-        "flamer", "gammon", "gaydar", "gin", "gold digger", "greaser", "groomer", "hoe", "hun",
-        "hunk", "hunky", "jig", "jigger", "kebab", "locust", "monkey", "nip", "oreo", "pancake",
-        "prod", "queen bee", "radical chic", "scissoring", "shaker", "shine", "shrew",
-        "snowflake", "spade", "spinster", "spook", "teabag", "teapot", "thief", "toad",
-        "twinkie", "voodoo", "wags", "white knight", "yellow", "yam yam", "zip", "slant",
-        "illegal alien", "jim crow", "trophy wife", "holy roller", "chickenhawk", "orc",
-        "mansplaining", "manspreading", "manterrupting", "obeah", "type c", "lassi", "dhoti",
-        "momo", "momos", "banaan", "kartoffel", "engelsman", "polaco", "cina", "laowai",
-        "mzungu", "palagi", "haole", "schwabenhass", "finocchio", "veado", "mamil",
-    ),
-    "personal names and places": (
-        "abbie", "abe", "abie", "ann", "aunt jane", "aunt mary", "aunt sally", "aunt jemima",
-        "bubba", "bulla", "sulla", "ike", "iky", "karen", "kala", "kalia", "kaliya", "kalu",
-        "kallu", "kano", "londo", "lothario", "mick", "miya", "moll", "nakusha", "nigel",
-        "osama", "ramasamy", "trixie", "vrindavan", "jacobite", "jaffa", "janner", "dogan",
-        "dogun", "fenian", "safavid", "guido", "santa-banta", "gui", "japa", "miss ann",
-        "mister charlie", "homintern",
-    ),
-    "neutral religious or cultural words": (
-        "goy", "goyim", "goyum", "hadji", "haji", "hajji", "isai", "jihadi", "mulla", "mullah",
-        "namaji", "namazi", "saai",
-    ),
-    "identity words people use for themselves": (
-        "altersex", "ambisextrous", "aroace", "asexy", "baby butch", "boydyke", "boymoder",
-        "butch", "butch queen", "butchy femme", "byke", "cisbian", "cisqueer", "diamoric",
-        "dykon", "enbian", "enby", "femboy", "femme", "folx", "futanari", "futch", "gaymer",
-        "gaysian", "girlfag", "girlmoder", "gouinage", "guydyke", "hasbian", "heteroflexible",
-        "homoflexible", "horatian", "incel", "femcel", "kathoey", "khanith", "lesboy",
-        "m2b", "malefail", "pillow princess", "queer", "salmacian", "sapatrans", "sapatrava",
-        "sapatão", "sapphic", "sea queen", "skoliosexual", "t-boy", "t-girl", "t-guy", "tme",
-        "tomgirl", "tongzhi", "tranarchist", "transbian", "transgenderism", "tryke", "twink",
-        "twunk", "negrito", "mulatto",
-    ),
-    "truncated or garbled in the source": ("dal kh", "eano", "khá»±a"),
-}
-# fmt: on
+#: Terms of the slur list left out of the lexicon, by reason
+#: (tactful/data/words/slur_exclusions.tsv). Marking these would flag ordinary or
+#: neutral text, including people naming their own identity, which is the speech
+#: suppression the audit measures.
+SLUR_EXCLUDED = slur_exclusions()
 
 
 def need(data_dir: Path, rel: str) -> Path:
@@ -164,15 +116,6 @@ def read_slurs(path: Path) -> set[tuple[str, ...]]:
     return terms
 
 
-RATER_TYPES = {
-    "insult": "insult",
-    "insu": "insult",
-    "threat": "threat",
-    "identity based attack": "identity_attack",
-    "identity based": "identity_attack",
-    "profane/obscene": "profanity",
-    "other toxicity": "other",
-}
 # Ties go to the first label in this order.
 LABEL_ORDER = ("insult", "profanity", "identity_attack", "threat", "other")
 
@@ -198,7 +141,10 @@ def read_rater_spans(
     out: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     with paths[2].open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            label = RATER_TYPES.get(row["type"].strip().lower())
+            # Every spelling of a type (tactful.datasets.RATER_TYPE_ALIASES); a blank
+            # type marks toxic characters but gives no label vote here.
+            kind = row["type"].strip().lower()
+            label = RATER_TYPE_ALIASES.get(kind) if kind else None
             if row["annotation"] in ann and label:
                 out[ann[row["annotation"]]].append((int(row["start"]), int(row["end"]), label))
     return out
@@ -302,7 +248,7 @@ def build(data_dir: Path) -> tuple[dict, list[dict]]:
     doc = {
         "format": LEXICON_FORMAT,
         "generated_by": "scripts/build_lexicon.py",
-        "tokenizer": TOKEN_PATTERN,
+        "tokenizer": WORD_PATTERN,
         "sources": {
             "train": {**source(TRAIN), "rows": len(train)},
             "trial": {**source(TRIAL), "rows": len(trial)},
@@ -365,6 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"terms: {len(doc['terms'])}")
     print(f"wrote {args.out}")
     print(f"sha256 {hashlib.sha256(text.encode('utf-8')).hexdigest()}")
+    if args.out.resolve() == data_path("lexicon.json").resolve():
+        pin("lexicon.json")
+        print("pinned in tactful/data/manifest.json")
     return 0
 
 

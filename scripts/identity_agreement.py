@@ -1,9 +1,11 @@
 """Agreement of tactful's identity tagger with the speech-suppression paper's own tags.
 
-Tags the texts of ``speech_suppression/openai_moderation_with_identities.csv`` (column
-``prompt``) and ``stormfront_with_identities.csv`` (column ``Sentence``) and compares
-the groups with the paper's ``Big_identity`` column, per group (accuracy, precision,
-recall, support). Also prints the tagging speed.
+Tags the texts of the data sets ``ss_openai`` and ``ss_stormfront`` (the paper's
+``speech_suppression/openai_moderation_with_identities.csv`` and
+``stormfront_with_identities.csv``, read by :mod:`tactful.datasets`) and compares the
+groups with the paper's own ``Big_identity`` tags (``Record.groups``, mapped by the
+one identity vocabulary), per group (accuracy, precision, recall, support). Also
+prints the tagging speed.
 
 Usage::
 
@@ -22,27 +24,19 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from tactful.config import resolve_data_dir
-from tactful.errors import MissingDataError, TactfulError
-from tactful.identity import IdentityTagger, agreement, parse_paper_groups
+from tactful.datasets import load_dataset
+from tactful.errors import TactfulError
+from tactful.identity import IdentityTagger, agreement
 
-#: data set → (file under speech_suppression/, text column)
-SETS = {
-    "openai_moderation": ("openai_moderation_with_identities.csv", "prompt"),
-    "stormfront": ("stormfront_with_identities.csv", "Sentence"),
-}
+#: shown name → the data set with the paper's tags
+SETS = {"openai_moderation": "ss_openai", "stormfront": "ss_stormfront"}
 
 
 def measure(data_dir: Path, name: str) -> tuple[pd.DataFrame, float]:
     """The agreement table of one data set and the tagging speed in texts per second."""
-    file, column = SETS[name]
-    path = data_dir / "speech_suppression" / file
-    if not path.is_file():
-        raise MissingDataError(
-            f"Looked in {data_dir / 'speech_suppression'} for {file}: not found."
-        )
-    frame = pd.read_csv(path, keep_default_na=False)
-    texts = frame[column].astype(str).tolist()
-    gold = [parse_paper_groups(v) for v in frame["Big_identity"]]
+    records = load_dataset(SETS[name], data_dir=data_dir)
+    texts = [r.text for r in records]
+    gold = [r.groups for r in records]
     tagger = IdentityTagger()
     tagger.tag("warm-up")  # reading the lexicon is not tagging time
     start = time.perf_counter()

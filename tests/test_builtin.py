@@ -10,9 +10,15 @@ import pytest
 from typer.testing import CliRunner
 
 import tactful
+from tactful._params import Int, Nullable, OneOf, Str
 from tactful.cli import app
-from tactful.errors import ConfigError, ModelError
-from tactful.moderators.builtin import BuiltinModerator, default_model_dir, load_card
+from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
+from tactful.moderators.builtin import (
+    RUNTIME_REVISION,
+    BuiltinModerator,
+    default_model_dir,
+    load_card,
+)
 
 MODEL_DIR = default_model_dir()
 
@@ -49,40 +55,36 @@ def test_missing_model_folder_is_a_model_error(tmp_path):
         BuiltinModerator(model_dir=str(tmp_path)).analyze(["hello"])
 
 
+THRESHOLDS = BuiltinModerator._parameter_constraints["thresholds"]
+
+
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "name", "rule"),
     [
-        (
-            {"batch_size": 0},
-            "The 'batch_size' parameter of builtin must be an int >= 1. Got 0 instead.",
-        ),
-        (
-            {"max_tokens": 8},
-            "The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got 8 instead.",
-        ),
-        (
-            {"stride": 300},
-            "The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got 300 instead.",
-        ),
-        ({"thresholds": {"nope": 0.5}}, "Unknown head 'nope' in thresholds."),
-        (
-            {"threads": 0},
-            "The 'threads' parameter of builtin must be an int >= 1 or None. Got 0 instead.",
-        ),
-        (
-            {"batching": "random"},
-            "The 'batching' parameter of builtin must be 'text' or 'sorted'. Got 'random' instead.",
-        ),
-        (
-            {"thresholds": {"toxicity": 1.5}},
-            "The threshold for 'toxicity' must be a float in [0, 1]. Got 1.5 instead.",
-        ),
+        ({"batch_size": 0}, "batch_size", Int(1)),
+        ({"batch_size": True}, "batch_size", Int(1)),  # a bool is never a count
+        ({"max_tokens": 8}, "max_tokens", Int(16, 512)),
+        ({"max_tokens": 256.0}, "max_tokens", Int(16, 512)),
+        ({"stride": 300}, "stride", Int(0, 253)),  # windows must advance: < max_tokens - 2
+        ({"stride": 30, "max_tokens": 32}, "stride", Int(0, 29)),
+        ({"threads": 0}, "threads", Nullable(Int(1))),
+        ({"threads": False}, "threads", Nullable(Int(1))),
+        ({"batching": "random"}, "batching", OneOf(["text", "sorted"])),
+        ({"model_dir": ""}, "model_dir", Nullable(Str(nonempty=True))),
+        ({"thresholds": {"nope": 0.5}}, "thresholds", THRESHOLDS),
+        ({"thresholds": {"toxicity": 1.5}}, "thresholds", THRESHOLDS),
+        ({"thresholds": {"toxicity": True}}, "thresholds", THRESHOLDS),
+        ({"thresholds": [0.5]}, "thresholds", THRESHOLDS),
     ],
 )
-def test_parameters_are_checked_in_the_constructor(kwargs, message):
+def test_parameters_are_checked_in_the_constructor(kwargs, name, rule):
     with pytest.raises(ConfigError) as err:
         BuiltinModerator(**kwargs)
-    assert message in str(err.value)
+    expected = PARAM_MESSAGE.format(
+        name=name, owner="BuiltinModerator", rule=rule.describe(), value=kwargs[name]
+    )
+    assert str(err.value) == f"[T010] {expected}"
+    assert "span" in THRESHOLDS.describe() and "offensive_or" in THRESHOLDS.describe()
 
 
 def test_one_forward_pass_answers_every_head(builtin):
@@ -195,13 +197,16 @@ def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
 def test_version_names_the_weights(tmp_path):
     card = load_card()
     shipped = BuiltinModerator()
-    assert shipped.version == f"{card['version']}+{card['sha256']['model.onnx'][:12]}"
+    assert (
+        shipped.version
+        == f"{card['version']}+{card['sha256']['model.onnx'][:12]}.r{RUNTIME_REVISION}"
+    )
     other = tmp_path / "model"
     shutil.copytree(MODEL_DIR, other)
     card["sha256"]["model.onnx"] = "0" * 64  # same version number, other weights
     (other / "card.json").write_text(json.dumps(card))
     moved = BuiltinModerator(model_dir=str(other))
-    assert moved.version == f"{card['version']}+000000000000" != shipped.version
+    assert moved.version == f"{card['version']}+000000000000.r{RUNTIME_REVISION}" != shipped.version
 
 
 def test_model_card_command():
@@ -216,6 +221,6 @@ def test_train_without_the_extra_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     for mod in [m for m in sys.modules if m.startswith("tactful.train")]:
         monkeypatch.delitem(sys.modules, mod)
-    result = CliRunner().invoke(app, ["train", "--out", "/nonexistent/run"])
+    result = CliRunner().invoke(app, ["train", "run", "--out", "/nonexistent/run"])
     assert result.exit_code == 3
     assert "Training needs the train extra (torch is missing)" in result.output

@@ -10,8 +10,9 @@ import pytest
 
 import tactful
 from tactful import Analysis, Span, testing
+from tactful._params import Float, StrList
 from tactful._registry import _REGISTRY
-from tactful.errors import BackendError, ModelError
+from tactful.errors import PARAM_MESSAGE, BackendError, ConfigError, ModelError
 from tactful.testing import CHECKS, check_moderator, parametrize_with_checks, run_check
 
 #: Baselines that need no model file or endpoint: they must never be skipped.
@@ -225,9 +226,21 @@ def test_extra_texts_are_checked(register_fake) -> None:
         check_moderator(register_fake(HatesQ), checks=["edge_texts"], texts=["qq"])
 
 
-def test_unknown_check_name_is_rejected() -> None:
-    with pytest.raises(ValueError, match=r"Unknown check\(s\) shape\. Known checks: attributes, "):
-        check_moderator(tactful.load("random"), checks=["shape"])
+@pytest.mark.parametrize(
+    ("kwargs", "name", "rule"),
+    [
+        ({"checks": ["shape"]}, "checks", StrList(options=CHECKS)),
+        ({"checks": "shapes"}, "checks", StrList(options=CHECKS)),
+        ({"atol": -1.0}, "atol", Float(0.0)),
+        ({"atol": True}, "atol", Float(0.0)),
+    ],
+)
+def test_bad_arguments_are_one_config_error(kwargs, name, rule) -> None:
+    with pytest.raises(ConfigError) as err:
+        check_moderator(tactful.load("random"), **kwargs)
+    assert str(err.value) == "[T010] " + PARAM_MESSAGE.format(
+        name=name, owner="check_moderator", rule=rule.describe(), value=kwargs[name]
+    )
 
 
 @pytest.mark.parametrize("error", [ModelError("model file missing"), BackendError("endpoint down")])

@@ -404,6 +404,7 @@ def test_agreement_script_names_the_missing_file(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        f"error: [T021] Looked in {tmp_path / 'speech_suppression'} for "
-        "openai_moderation_with_identities.csv: not found."
+        "error: [T021] Data set 'ss_openai' needs "
+        f"speech_suppression/openai_moderation_with_identities.csv, which is not in {tmp_path}. "
+        "Pass --data-dir or set TACTFUL_DATA."
     )

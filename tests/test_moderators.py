@@ -13,11 +13,13 @@ import pytest
 
 import tactful
 from tactful import Span
-from tactful.errors import ConfigError, ModelError, UnknownNameError
+from tactful._params import Float, Int
+from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError, UnknownNameError
 from tactful.metrics import span_f1
 from tactful.moderators import lexicon as lexicon_mod
 from tactful.moderators._random import RandomModerator
-from tactful.moderators.lexicon import LEXICON_SHA256, LexiconModerator, read_lexicon, tokenize
+from tactful.moderators.lexicon import LexiconModerator, read_lexicon, tokenize
+from tactful.wordlists import data_path
 
 REPO = Path(__file__).resolve().parents[1]
 TSD = "toxicspans/semeval2021"
@@ -147,39 +149,31 @@ def test_lexicon_config_round_trip() -> None:
     assert (mod.name, mod.version) == ("lexicon", "1")
 
 
+def param_message(owner: str, name: str, rule: object, value: object) -> str:
+    return "[T010] " + PARAM_MESSAGE.format(
+        name=name, owner=owner, rule=rule.describe(), value=value
+    )
+
+
+RATIO, COUNT = Float(0.0, 1.0, closed="right"), Int(1)
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        (
-            {"min_ratio": 0},
-            "The 'min_ratio' parameter of LexiconModerator must be a float in (0, 1]. Got 0 instead.",
-        ),
-        (
-            {"min_ratio": 1.5},
-            "The 'min_ratio' parameter of LexiconModerator must be a float in (0, 1]. Got 1.5 instead.",
-        ),
-        (
-            {"min_ratio": "0.5"},
-            "The 'min_ratio' parameter of LexiconModerator must be a float in (0, 1]. Got '0.5' instead.",
-        ),
-        (
-            {"min_count": 0},
-            "The 'min_count' parameter of LexiconModerator must be an int >= 1. Got 0 instead.",
-        ),
-        (
-            {"min_count": 2.0},
-            "The 'min_count' parameter of LexiconModerator must be an int >= 1. Got 2.0 instead.",
-        ),
-        (
-            {"min_count": True},
-            "The 'min_count' parameter of LexiconModerator must be an int >= 1. Got True instead.",
-        ),
+        ({"min_ratio": 0}, param_message("LexiconModerator", "min_ratio", RATIO, 0)),
+        ({"min_ratio": 1.5}, param_message("LexiconModerator", "min_ratio", RATIO, 1.5)),
+        ({"min_ratio": "0.5"}, param_message("LexiconModerator", "min_ratio", RATIO, "0.5")),
+        ({"min_ratio": True}, param_message("LexiconModerator", "min_ratio", RATIO, True)),
+        ({"min_count": 0}, param_message("LexiconModerator", "min_count", COUNT, 0)),
+        ({"min_count": 2.0}, param_message("LexiconModerator", "min_count", COUNT, 2.0)),
+        ({"min_count": True}, param_message("LexiconModerator", "min_count", COUNT, True)),
     ],
 )
 def test_lexicon_rejects_bad_parameters(config: dict, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         tactful.load("lexicon", **config)
-    assert str(info.value) == f"[T010] {message}"
+    assert str(info.value) == message
 
 
 @pytest.mark.parametrize("name", ["lexicon", "random"])
@@ -189,6 +183,31 @@ def test_analyze_rejects_a_bare_string(name: str) -> None:
         mod.analyze("you idiot")
     with pytest.raises(ConfigError, match=r"takes str texts\. Got int at position 1\."):
         mod.analyze(["ok", 3])
+
+
+def pinned_sha(rel: str) -> str:
+    """The sha256 the package manifest pins for ``rel``."""
+    return json.loads(data_path("manifest.json").read_text())["files"][rel]
+
+
+@pytest.fixture
+def tampered_data(monkeypatch, tmp_path):
+    """Point tactful.wordlists at a copy of the package data with one file changed."""
+    import shutil
+
+    from tactful import wordlists
+
+    copy = tmp_path / "data"
+    shutil.copytree(data_path(), copy)
+
+    def tamper(rel: str, change) -> str:
+        """Change ``rel`` in the copy; return the sha256 of the changed file."""
+        data = change((copy / rel).read_bytes())
+        (copy / rel).write_bytes(data)
+        monkeypatch.setattr(wordlists, "data_path", lambda rel="": copy / rel)
+        return hashlib.sha256(data).hexdigest()
+
+    return tamper
 
 
 @pytest.fixture
@@ -205,13 +224,17 @@ def fresh_lexicon_cache():
 
 
 def test_lexicon_file_is_read_lazily_and_checked_against_its_hash(
-    monkeypatch, fresh_lexicon_cache
+    tampered_data, fresh_lexicon_cache
 ) -> None:
-    good = lexicon_mod._lexicon_bytes()
-    monkeypatch.setattr(lexicon_mod, "_lexicon_bytes", lambda: good.replace(b'"idiot"', b'"idjit"'))
+    got = tampered_data("lexicon.json", lambda data: data.replace(b'"idiot"', b'"idjit"'))
     mod = LexiconModerator()  # cheap: nothing is read yet
-    with pytest.raises(ModelError, match=r"has SHA-256 [0-9a-f]{64}, expected " + LEXICON_SHA256):
+    with pytest.raises(ModelError) as err:
         mod.analyze(["idiot"])
+    assert str(err.value) == (
+        f"[T030] tactful/data/lexicon.json has SHA-256 {got}, "
+        f"expected {pinned_sha('lexicon.json')} (pinned in tactful/data/manifest.json); "
+        "the file was changed without re-pinning it."
+    )
 
 
 # -- lexicon: the shipped file ----------------------------------------------------------------
@@ -219,7 +242,7 @@ def test_lexicon_file_is_read_lazily_and_checked_against_its_hash(
 
 def test_shipped_lexicon_matches_its_pinned_hash() -> None:
     data = (REPO / "src" / "tactful" / "data" / "lexicon.json").read_bytes()
-    assert hashlib.sha256(data).hexdigest() == LEXICON_SHA256
+    assert hashlib.sha256(data).hexdigest() == pinned_sha("lexicon.json")
     doc = read_lexicon()
     assert doc["sources"]["train"]["file"] == f"{TSD}/tsd_train.csv"
     assert doc["sources"]["train"]["rows"] == 7939
@@ -256,7 +279,8 @@ def test_build_script_regenerates_the_shipped_file(data_dir: Path, tmp_path: Pat
         check=True,
     )
     assert out.read_bytes() == (REPO / "src" / "tactful" / "data" / "lexicon.json").read_bytes()
-    assert f"sha256 {LEXICON_SHA256}" in proc.stdout
+    assert f"sha256 {pinned_sha('lexicon.json')}" in proc.stdout
+    assert "pinned" not in proc.stdout  # written elsewhere: the package manifest is untouched
     assert "trial span_f1 min_ratio=0.5 min_count=2 merge=True : 0.6080" in proc.stdout
 
 
@@ -337,36 +361,38 @@ def test_random_rate_sets_the_flag_share_and_spans_are_words() -> None:
         assert a.flagged is True
         [s] = a.spans
         assert text[s.start : s.end] in text.split()
-    [blank] = RandomModerator(rate=1.0).analyze(["  \n "])
+    [blank] = RandomModerator(rate=1.0).analyze(["  \n -- !"])
     assert blank.flagged is True and blank.spans == ()
+    # words by tactful's one tokenizer: punctuation is not part of them
+    [a] = RandomModerator(rate=1.0).analyze(['"idiot!"'])
+    assert [(s.start, s.end) for s in a.spans] == [(1, 6)]
 
 
 def test_random_config_round_trip() -> None:
     mod = tactful.load("random", seed=9, rate=0.25)
     assert mod.config() == {"seed": 9, "rate": 0.25}
     assert tactful.load("random", **mod.config()).config() == {"seed": 9, "rate": 0.25}
-    assert (mod.name, mod.version) == ("random", "1")
+    assert (mod.name, mod.version) == ("random", "2")
+
+
+SEED, RATE = Int(), Float(0.0, 1.0)
 
 
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"seed": "1"}, "The 'seed' parameter of RandomModerator must be an int. Got '1' instead."),
-        ({"seed": 1.0}, "The 'seed' parameter of RandomModerator must be an int. Got 1.0 instead."),
-        (
-            {"rate": 1.5},
-            "The 'rate' parameter of RandomModerator must be a float in [0, 1]. Got 1.5 instead.",
-        ),
-        (
-            {"rate": float("nan")},
-            "The 'rate' parameter of RandomModerator must be a float in [0, 1]. Got nan instead.",
-        ),
+        ({"seed": "1"}, param_message("RandomModerator", "seed", SEED, "1")),
+        ({"seed": 1.0}, param_message("RandomModerator", "seed", SEED, 1.0)),
+        ({"seed": True}, param_message("RandomModerator", "seed", SEED, True)),
+        ({"rate": 1.5}, param_message("RandomModerator", "rate", RATE, 1.5)),
+        ({"rate": float("nan")}, param_message("RandomModerator", "rate", RATE, float("nan"))),
+        ({"rate": False}, param_message("RandomModerator", "rate", RATE, False)),
     ],
 )
 def test_random_rejects_bad_parameters(config: dict, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         tactful.load("random", **config)
-    assert str(info.value) == f"[T010] {message}"
+    assert str(info.value) == message
 
 
 # -- registry --------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Tests of tactful.normalize: exact outputs, exact offset maps, identity on clean text,
-and property tests of the map on arbitrary text (emoji, combining marks, CRLF, zero-width)."""
+"""Tests of tactful.normalize and tactful.align: exact outputs, exact offset maps, identity on
+clean text, the word and span-edge rules, the pinned word lists, and property tests on arbitrary
+text (emoji, combining marks, CRLF, zero-width, lone surrogates)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tactful.errors import ConfigError
-from tactful.normalize import TARGET_WORDS, Normalized, align_tokens, normalize
+from tactful import normalize as normalize_module
+from tactful import wordlists
+from tactful.align import (
+    JOINERS,
+    SENTENCE_END,
+    WORD_SYMBOLS,
+    Normalized,
+    align_tokens,
+    replace_surrogates,
+    strip_format,
+    trim_span,
+    word_spans,
+)
+from tactful.errors import ConfigError, ModelError
+from tactful.normalize import normalize, target_words
 
 # --------------------------------------------------------------------------------------
 # Exact outputs, one or more per kind of obfuscation
@@ -25,7 +39,7 @@ DECODED = [
     ("f?ck", "fuck"),
     ("f_ck", "fuck"),
     ("sh*t", "shit"),
-    ("s**t", "shit"),  # several target words fit: the earliest of TARGET_WORDS wins
+    ("s**t", "shit"),  # several target words fit: the earliest of target_words() wins
     ("b*tch", "bitch"),
     ("c*nt", "cunt"),
     ("d*ck", "dick"),
@@ -299,8 +313,8 @@ def test_genuine_cyrillic_and_greek_words_stay() -> None:
 
 
 def test_target_words_are_unique_lower_case_ascii() -> None:
-    assert len(set(TARGET_WORDS)) == len(TARGET_WORDS)
-    assert all(w.isascii() and w.isalpha() and w == w.lower() for w in TARGET_WORDS)
+    assert len(set(target_words())) == len(target_words())
+    assert all(w.isascii() and w.isalpha() and w == w.lower() for w in target_words())
 
 
 def test_marks_and_joiners_after_non_latin_characters_stay() -> None:
@@ -317,7 +331,7 @@ def test_marks_and_joiners_after_non_latin_characters_stay() -> None:
 _NASTY = [
     "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\ufe0f", "\U000e0100",
     "\u0301", "\u0336", "\u20e3", "\r\n", "\r", "\n", "😀", "👍🏽", "❤", "你", "م", "ﬁ", "𝐟", "ｆ",
-    "ⓕ", "е", "о", "с", "ѕ", "і", "é", "ß", "１", "＊", "٣",
+    "ⓕ", "е", "о", "с", "ѕ", "і", "é", "ß", "１", "＊", "٣", "\ud800", "\x00",
 ]
 # fmt: on
 _OBFUSCATION = list("fuckshitdoaFUCK013457 .!?*@$#_-|+%")
@@ -393,3 +407,151 @@ def test_clean_text_property(raw: str) -> None:
     n = normalize(raw)
     assert n.text == raw
     assert n.starts == tuple(range(len(raw)))
+
+
+# --------------------------------------------------------------------------------------
+# tactful.align: the one word rule and the one span-edge rule
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("You IDIOT!!", ["You", "IDIOT"]),
+        ("don't f*ck a**hole don\u2019t", ["don't", "f*ck", "a**hole", "don\u2019t"]),
+        ("stupid_idiot 'quoted' *star* it's*", ["stupid", "idiot", "quoted", "star", "it's"]),
+        ("Cafe\u0301 \u0301x", ["Cafe\u0301", "\u0301x"]),  # marks belong to the word
+        (
+            "id\u200biot \u200bedge\u200b soft\u00adhyphen",
+            ["id\u200biot", "edge", "soft\u00adhyphen"],
+        ),
+        (
+            "African-American non-binary 2024 3.14",
+            ["African", "American", "non", "binary", "2024", "3", "14"],
+        ),
+        ("😀 你好 мир", ["你好", "мир"]),
+        ("\ud800lone\udc00", ["lone"]),
+        ("", []),
+    ],
+)
+def test_word_spans_rule(text: str, words: list[str]) -> None:
+    assert [text[s:e] for s, e in word_spans(text)] == words
+
+
+def test_word_spans_with_the_decoders_symbols() -> None:
+    text = "sh!t, @ss *shit* don't f_ck"
+    got = [text[s:e] for s, e in word_spans(text, symbols=WORD_SYMBOLS, joiners="")]
+    assert got == ["sh!t", "@ss", "*shit*", "don", "t", "f_ck"]
+    assert set(WORD_SYMBOLS) == set(normalize_module._SYMBOLS) - set("0123456789")
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "trimmed"),
+    [
+        ("(you idiot!)", (0, 12), "you idiot"),
+        ("f*ck!!", (0, 6), "f*ck"),
+        ("sh!t?!", (0, 6), "sh!t"),
+        ("!diot", (0, 5), "!diot"),  # a leading "!" may be a letter
+        ("@ss, $hit.", (0, 10), "@ss, $hit"),
+        ("Cafe\u0301 ", (0, 6), "Cafe\u0301"),  # never cuts an accent off its letter
+        (" \u200bidiot\u200b ", (0, 8), "idiot"),
+        ("...!?", (0, 5), ""),
+    ],
+)
+def test_trim_span_rule(text: str, span: tuple[int, int], trimmed: str) -> None:
+    s, e = trim_span(text, *span)
+    assert 0 <= s <= e <= len(text) and text[s:e] == trimmed
+
+
+def test_replace_surrogates_and_strip_format() -> None:
+    text = "a\ud800b\udfff\ud83d\ude00"
+    out = replace_surrogates(text)
+    assert out == "a\ufffdb\ufffd\ufffd\ufffd" and len(out) == len(text)
+    assert out.encode("utf-8")  # a tokenizer can take it
+    assert replace_surrogates("plain") == "plain"
+    assert strip_format("id\u200biot\u00ad") == "idiot"
+
+
+_ANY = st.lists(
+    st.one_of(
+        st.characters(codec=None),
+        st.sampled_from(
+            list(JOINERS + WORD_SYMBOLS + SENTENCE_END) + _NASTY + ["\ud800", "\udfff"]
+        ),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANY)
+def test_word_spans_properties(text: str) -> None:
+    spans = word_spans(text)
+    prev = 0
+    for s, e in spans:
+        assert prev <= s < e <= len(text)
+        word = text[s:e]
+        # never starts or ends with a joiner or a format character
+        for ch in (word[0], word[-1]):
+            assert ch not in JOINERS and unicodedata.category(ch) != "Cf"
+        prev = e
+    # lone surrogates and their U+FFFD stand-ins both separate words
+    assert word_spans(replace_surrogates(text)) == spans
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANY, st.integers(0, 40), st.integers(0, 40))
+def test_trim_span_properties(text: str, a: int, b: int) -> None:
+    start, end = sorted((min(a, len(text)), min(b, len(text))))
+    s, e = trim_span(text, start, end)
+    assert start <= s <= e <= end
+    assert trim_span(text, s, e) == (s, e)  # idempotent
+    if e > s:
+        assert text[e - 1] not in SENTENCE_END
+
+
+# --------------------------------------------------------------------------------------
+# Pinned word lists
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tampered_vocabulary(monkeypatch, tmp_path):
+    """A copy of the package data whose vocabulary.tsv lost one line, with caches cleared."""
+    import shutil
+
+    copy = tmp_path / "data"
+    shutil.copytree(wordlists.data_path(), copy)
+    rel = copy / "words" / "vocabulary.tsv"
+    rel.write_text(rel.read_text(encoding="utf-8").replace("hell\tprofanity\tdecode\n", ""))
+    caches = (wordlists.vocabulary, normalize_module._forms, normalize_module._decode)
+    for fn in caches:
+        fn.cache_clear()
+    monkeypatch.setattr(wordlists, "data_path", lambda rel="": copy / rel)
+    yield
+    monkeypatch.undo()
+    for fn in caches:
+        fn.cache_clear()
+
+
+def test_word_lists_are_pinned(tampered_vocabulary) -> None:
+    with pytest.raises(ModelError) as err:
+        normalize("h3ll")
+    message = str(err.value)
+    assert message.startswith("[T030] tactful/data/words/vocabulary.tsv has SHA-256 ")
+    assert message.endswith(
+        "(pinned in tactful/data/manifest.json); the file was changed without re-pinning it."
+    )
+    assert normalize("plain text").text == "plain text"  # nothing to decode: nothing read
+
+
+def test_shipped_word_lists_load() -> None:
+    vocab = wordlists.vocabulary()
+    assert {w.category for w in vocab} == set(wordlists.CATEGORIES)
+    assert target_words() == wordlists.words("decode")
+    assert "hell" in target_words() and "hell" not in wordlists.words("lexicon")
+    assert "f*ck" in wordlists.words("lexicon") and "f*ck" not in target_words()
+    exclusions = wordlists.slur_exclusions()
+    assert "queer" in exclusions["identity words people use for themselves"]
+    with pytest.raises(ConfigError, match="The 'use' parameter of words must be one of"):
+        wordlists.words("profanity")

@@ -18,12 +18,3 @@ SEQ_HEADS: tuple[str, ...] = (
 
 #: Span types, in the order of the model's token type output columns.
 SPAN_TYPES: tuple[str, ...] = ("insult", "threat", "identity_attack", "profanity", "other")
-
-#: ToxicSpans rater-level type names -> tactful span labels.
-TOXICSPANS_TYPES: dict[str, str] = {
-    "Insult": "insult",
-    "Threat": "threat",
-    "Identity based Attack": "identity_attack",
-    "Profane/Obscene": "profanity",
-    "Other toxicity": "other",
-}

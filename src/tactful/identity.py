@@ -5,7 +5,15 @@ Generative AI Content Moderation": a text belongs to a group when it contains on
 the group's terms, from a neutral-term list and a slur/slang list. tactful ships its
 own copy of those lists (``tactful/data/identity/terms.csv``, rebuilt by
 ``scripts/build_identity_lexicon.py`` from the paper's files and HolisticBias
-descriptors; ``manifest.json`` beside it records the sources' sha256).
+descriptors (:func:`tactful.datasets.load_holistic_buckets`); ``manifest.json`` beside
+it records the sources' sha256, and ``tactful/data/manifest.json`` pins the file itself,
+see :mod:`tactful.wordlists`).
+
+The vocabulary of group names lives here too, and the data-set loaders, the audit and
+the scripts use it: :data:`GROUPS`, their spellings :data:`GROUP_ALIASES` (one rule,
+:func:`normalize_group`, one error, :class:`~tactful.errors.UnknownNameError`),
+:data:`TOXIGEN_GROUPS`, the paper's ``Big_identity`` cells (:func:`parse_paper_groups`)
+and the per-text group column check (:func:`group_lists`).
 
 >>> from tactful.identity import tag
 >>> t = tag("Gay-rights groups met Muslim women's leaders in Manchester.")
@@ -18,10 +26,12 @@ Matching rules
 --------------
 * Case-insensitive; accents are ignored (``Sapatão`` = ``sapatao``); curly and straight
   apostrophes are the same.
-* Whole words only. A word is a run of letters and digits, so punctuation, hyphens and
-  underscores separate words: ``gay-rights`` contains ``gay``, ``anti-Muslim`` contains
-  ``muslim``, ``African-American`` matches ``african american``; ``Manchester`` does
-  not contain ``man`` and ``whitewash`` does not contain ``white``.
+* Whole words only, by tactful's one word rule (:func:`tactful.align.word_spans`):
+  letters and digits, joined by apostrophes, asterisks and invisible format
+  characters, so punctuation, hyphens and underscores separate words: ``gay-rights``
+  contains ``gay``, ``anti-Muslim`` contains ``muslim``, ``African-American`` matches
+  ``african american``, ``wo\u200bmen`` is ``women``; ``Manchester`` does not contain
+  ``man`` and ``whitewash`` does not contain ``white``.
 * Multi-word terms match across any run of spaces, hyphens or punctuation between their
   words (``non-binary`` = ``non binary``).
 * An apostrophe suffix is dropped before matching: ``women's``, ``she's``, ``he'll``,
@@ -51,13 +61,14 @@ import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .align import strip_format, words
 from .errors import ConfigError, DataError, MissingDataError, UnknownNameError
+from .wordlists import read_bytes
 
 __all__ = [
     "GROUPS",
@@ -124,8 +135,6 @@ LEXICON_FILE = "terms.csv"
 _LEXICON_FIELDS = ("term", "group", "sub_identity", "kind", "source")
 _KINDS = ("neutral", "slur")
 
-# A word: letters/digits, with inner apostrophes kept so that "don't" stays one word.
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _APOSTROPHE_SUFFIX = re.compile(r"'(?:s|ll|d|re|ve|m)$")
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _ES_AFTER = re.compile(r"(?:s|x|z|ch|sh)$")
@@ -165,10 +174,14 @@ def _lower(text: str) -> str:
 
 
 def _words(lowered: str) -> list[str]:
-    words = _WORD.findall(lowered)
+    """The match keys of the words of a :func:`_lower` text: format characters and an
+    apostrophe suffix removed."""
+    found = words(lowered)
+    if not lowered.isascii():
+        found = [w if w.isascii() else strip_format(w) for w in found]
     if "'" in lowered:
-        words = [_APOSTROPHE_SUFFIX.sub("", w) if "'" in w else w for w in words]
-    return words
+        found = [_APOSTROPHE_SUFFIX.sub("", w) if "'" in w else w for w in found]
+    return found
 
 
 def term_key(term: str, *, fold_accents: bool = False) -> str:
@@ -184,8 +197,7 @@ def term_key(term: str, *, fold_accents: bool = False) -> str:
     """
     if fold_accents:
         return " ".join(_words(_lower(term)))
-    lowered = term.lower().replace("\u2019", "'")
-    return " ".join(_APOSTROPHE_SUFFIX.sub("", w) for w in _WORD.findall(lowered))
+    return " ".join(_words(term.lower().replace("\u2019", "'")))
 
 
 def _plural_forms(last: str) -> set[str]:
@@ -368,11 +380,8 @@ class _Index:
 
 def _read_lexicon(lexicon_dir: str | Path | None) -> _Index:
     if lexicon_dir is None:
-        where = "tactful/data/identity (package data)"
-        resource = resources.files("tactful").joinpath("data", "identity", LEXICON_FILE)
-        if not resource.is_file():
-            raise MissingDataError(f"Looked in {where} for {LEXICON_FILE}: not found.")
-        raw = resource.read_bytes()
+        where = "tactful/data/identity"
+        raw = read_bytes(f"identity/{LEXICON_FILE}")  # pinned: a changed file is a ModelError
     else:
         where = str(lexicon_dir)
         path = Path(lexicon_dir).expanduser() / LEXICON_FILE

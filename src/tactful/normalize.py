@@ -6,8 +6,8 @@ word (``f*ck``, ``sh!t``, ``@ss``), leetspeak (``1d10t``), spaced letters
 (``f u c k``, ``s.h.i.t``) and stretched letters (``fuuuuck``). :func:`normalize`
 folds these back and keeps, for every character of the text it produces, the
 range of the original text it came from, so that spans found in the normalized
-text point into the text the user sent (:meth:`Normalized.to_original`,
-:func:`align_tokens`).
+text point into the text the user sent (:class:`tactful.align.Normalized`,
+:func:`tactful.align.align_tokens`).
 
 Policy (conservative: clean text comes out unchanged, with the identity map):
 
@@ -28,24 +28,25 @@ Policy (conservative: clean text comes out unchanged, with the identity map):
 
 2. Spaced letters: three or more single characters separated by single spaces,
    dots, dashes or underscores (``f u c k``, ``s.h.i.t``, ``i-d-1-o-t``) are
-   joined when the joined word decodes (rule 3) to a word of :data:`TARGET_WORDS`;
+   joined when the joined word decodes (rule 3) to a word of :func:`target_words`;
    ``U.S.A.`` and ``a b c`` stay.
 
-3. Words: a run of letters, digits and the symbols ``@$!|*#%+?_€`` is rewritten
-   only when it decodes to a word of :data:`TARGET_WORDS` (or an inflection:
+3. Words (:func:`tactful.align.word_spans` with the symbols
+   :data:`tactful.align.WORD_SYMBOLS` ``@$!|*#%+?_€`` counted as letters) are rewritten
+   only when they decode to a word of :func:`target_words` (or an inflection:
    ``s``, ``es``, ``ed``, ``er``, ``ing``, ``in``, ``y``, ...). Decoding reads
    leetspeak (``0 1 3 4 5 7 8 9 @ $ ! | + €``) as the letters they stand for,
    masking symbols (``* # % ? _``) as any letter (a run of k masks as k or
    k - 1 letters: ``sh**t``), accented Latin letters and Cyrillic/Greek
    look-alikes as their base Latin letter, and a run of three or more equal
    letters as one or two. Where several words fit, the earliest of
-   :data:`TARGET_WORDS` wins, bare words before inflections (``s**t`` is
+   :func:`target_words` wins, bare words before inflections (``s**t`` is
    ``shit``, ``b*****d`` is ``bastard``). A word with a single real letter must
    start with it and may only read as a bare profanity (``a**`` is ``ass``,
    ``f***`` is ``fuck``; ``5*x`` and ``f__`` stay). Edge symbols are tried
    without, then with, cutting only between runs: ``idiot!`` and ``*shit*``
    keep their punctuation, ``a$$`` reads ``ass``, and a final ``!`` or ``?``
-   always ends the word. Words that decode to nothing stay as typed: ``mp3``,
+   always ends the word (:data:`tactful.align.SENTENCE_END`, the span-edge rule). Words that decode to nothing stay as typed: ``mp3``,
    ``4chan``, ``h4x0r``, ``a*b``, ``2024``, ``$50``, ``3.14``, ``soooo``. URLs
    and e-mail addresses are never touched.
 
@@ -57,7 +58,8 @@ Policy (conservative: clean text comes out unchanged, with the identity map):
 Why a target vocabulary instead of decoding every leetspeak-looking token:
 generic decoding rewrites clean tokens (``mp3`` → ``mpe``, ``2nd``, ``x86``,
 ``covid19``, ``U.S.A.``, ``Hmmm``), and obfuscation in the wild hides the
-offensive word, which is what the vocabulary lists. Stretched letters that do
+offensive word, which is what the vocabulary lists (``tactful/data/words/vocabulary.tsv``,
+the words with the use ``decode``; see :mod:`tactful.wordlists`). Stretched letters that do
 not give a target word (``soooo``) are left as typed for the same reason.
 
 On real text: of the 2,853 ToxicChat 0124 test prompts none is changed, and
@@ -79,201 +81,61 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
+from .align import SENTENCE_END, WORD_SYMBOLS, Normalized, word_spans
 from .errors import ConfigError
+from .wordlists import vocabulary
 
-__all__ = ["TARGET_WORDS", "Normalized", "align_tokens", "normalize"]
-
-
-@dataclass(frozen=True, slots=True)
-class Normalized:
-    """A normalized text with its character map into the original text.
-
-    Attributes
-    ----------
-    original : str
-        The text as given.
-    text : str
-        The normalized text (what the model reads).
-    starts : tuple of int
-        ``starts[i]`` is the offset in ``original`` where ``text[i]`` comes from;
-        ``len(starts) == len(text)``, non-decreasing.
-    ends : tuple of int
-        ``ends[i]`` is the exclusive end offset in ``original`` of ``text[i]``'s
-        source; non-decreasing, ``starts[i] < ends[i] <= len(original)``.
-    """
-
-    original: str
-    text: str
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
-
-    def to_original(self, start: int, end: int) -> tuple[int, int]:
-        """Map the half-open range ``[start, end)`` of :attr:`text` to :attr:`original`.
-
-        Alignment is *expand*: a range that covers part of what one original
-        character produced (the ``f`` of ``ﬁ``) maps to that whole character,
-        and removed characters inside the range (zero-width characters,
-        separators of spaced letters, combining marks) are covered.
-
-        Parameters
-        ----------
-        start, end : int
-            ``0 <= start <= end <= len(text)``.
-
-        Returns
-        -------
-        (int, int)
-            ``(starts[start], ends[end - 1])`` for a non-empty range. An empty
-            range ``(k, k)`` maps to the empty range at the end of the original
-            source of ``text[k - 1]``, or ``(0, 0)`` when ``k == 0``.
-
-        Raises
-        ------
-        ConfigError
-            If the offsets are not ints or do not satisfy
-            ``0 <= start <= end <= len(text)``.
-
-        Examples
-        --------
-        >>> n = normalize("you f*ck!ng idiot")
-        >>> n.text
-        'you fucking idiot'
-        >>> n.to_original(4, 11)
-        (4, 11)
-        """
-        _check_range(start, end, len(self.text))
-        if start == end:
-            p = self.ends[start - 1] if start > 0 else 0
-            return p, p
-        return self.starts[start], self.ends[end - 1]
-
-
-def align_tokens(offsets: Sequence[tuple[int, int]], norm: Normalized) -> list[tuple[int, int]]:
-    """Map tokenizer offsets into ``norm.text`` to offsets into ``norm.original``.
-
-    This is tactful's one alignment helper: the model runtime tokenizes
-    ``norm.text`` and maps every token back with it.
-
-    Parameters
-    ----------
-    offsets : sequence of (int, int)
-        Half-open character offsets into ``norm.text``, one per token, as
-        ``tokenizers.Encoding.offsets`` gives them (special tokens are
-        ``(0, 0)``).
-    norm : Normalized
-        The result of :func:`normalize` that produced the tokenized text.
-
-    Returns
-    -------
-    list of (int, int)
-        One ``(start, end)`` into ``norm.original`` per token, mapped with
-        :meth:`Normalized.to_original` (empty tokens stay empty).
-
-    Raises
-    ------
-    ConfigError
-        If an offset pair is malformed or out of range of ``norm.text``.
-
-    Examples
-    --------
-    >>> n = normalize("ｉｄｉｏｔ\u200b!")
-    >>> align_tokens([(0, 0), (0, 5), (5, 6)], n)
-    [(0, 0), (0, 5), (6, 7)]
-    """
-    if norm.text == norm.original:
-        # normalize() leaves a text unchanged only with the identity map, so the
-        # offsets are already offsets into the original: only check them.
-        n = len(norm.text)
-        out = []
-        for pair in offsets:
-            s, e = _pair(pair)
-            _check_range(s, e, n)
-            out.append((s, e))
-        return out
-    return [norm.to_original(*_pair(pair)) for pair in offsets]
-
-
-def _pair(pair: object) -> tuple[int, int]:
-    try:
-        s, e = pair  # type: ignore[misc]
-    except (TypeError, ValueError):
-        raise ConfigError(
-            f"A token offset must be a (start, end) pair. Got {pair!r} instead."
-        ) from None
-    return s, e
-
-
-def _check_range(start: object, end: object, n: int) -> None:
-    for name, v in (("start", start), ("end", end)):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ConfigError(
-                f"The {name!r} of a normalized range must be an int. Got {v!r} instead."
-            )
-    if not 0 <= start <= end <= n:  # type: ignore[operator]
-        raise ConfigError(
-            f"A normalized range must satisfy 0 <= start <= end <= {n}. Got start={start}, end={end}."
-        )
+__all__ = ["normalize", "target_words"]
 
 
 # --------------------------------------------------------------------------------------
 # Target vocabulary
 # --------------------------------------------------------------------------------------
 
-# fmt: off
-_PROFANITY = (
-    "fuck", "shit", "bitch", "cunt", "dick", "cock", "pussy", "asshole", "ass", "bastard",
-    "damn", "crap", "crappy", "piss", "slut", "whore", "twat", "wanker", "prick", "bollocks",
-    "bullshit", "motherfucker", "motherfucking", "dumbass", "jackass", "douche", "douchebag",
-    "dickhead", "shithead", "shithole", "fuckface", "fuckhead", "fuckwit", "fucktard", "dipshit",
-    "asshat", "dickwad", "cocksucker", "hell", "suck", "tits", "porn", "dildo", "jerk",
-    "scumbag", "scum", "skank", "hoe", "cum", "pussies", "darn",
-)
-_SLURS = (
-    "nigger", "nigga", "faggot", "fag", "retard", "retarded", "tranny", "spic", "chink", "kike",
-    "dyke", "coon", "gook", "wetback", "paki", "raghead", "towelhead",
-)
-# The insults most often marked toxic in the SemEval-2021 ToxicSpans training posts,
-# then threats.
-_INSULTS = (
-    "stupid", "stupidity", "idiot", "idiotic", "idiocy", "moron", "moronic", "dumb", "fool",
-    "foolish", "ignorant", "ignorance", "pathetic", "ridiculous", "loser", "liar", "lying",
-    "hypocrite", "hypocritical", "hypocrisy", "silly", "garbage", "trash", "clown", "disgusting",
-    "troll", "useless", "crazy", "corrupt", "coward", "buffoon", "imbecile", "lunatic", "sick",
-    "pig", "arrogant", "incompetent", "nonsense", "traitor", "racist", "bigot", "sexist", "freak",
-    "creep", "pervert", "perv", "nazi", "ugly", "fat", "psycho", "psychopath", "narcissist",
-    "narcissistic", "malicious", "dummy", "donkey", "beast", "devil", "monster", "sissy",
-    "cuckold", "gross", "lazy",
-    "rapist", "rape", "kill", "killer", "murder", "murderer", "shoot", "terrorist", "suicide",
-    "bomb", "stab",
-)
-_SEXUAL = (
-    "sex", "sexy", "penis", "vagina", "anal", "anus", "genitals", "boobs", "butt", "horny",
-    "naked", "nude", "orgasm", "masturbate", "erotic", "fetish", "blowjob", "slutty",
-)
-# Identity terms that disguised insults target.
-_IDENTITY = ("gay", "lesbian", "homo", "queer", "jew", "muslim", "negro", "mexican")
-# fmt: on
-
-#: Words that obfuscated spellings are decoded to, in priority order: where
-#: several fit a mask, the earliest wins (``s**t`` is ``shit``, ``b*****d`` is
-#: ``bastard``). Profanity, slurs, insults and threats, sexual terms, and the
-#: identity terms disguised insults target. Each word also matches with the
-#: inflections in ``_SUFFIXES`` (after every bare word in priority). Decoding to
-#: a word says nothing about toxicity: ``g@y`` reads ``gay``; the model decides.
-TARGET_WORDS: tuple[str, ...] = _PROFANITY + _SLURS + _INSULTS + _SEXUAL + _IDENTITY
-
 _SUFFIXES = ("s", "es", "d", "ed", "er", "ers", "ing", "in", "y", "ty", "ey", "ish", "est")
 
 
-def _build_forms() -> tuple[
-    tuple[str, ...], dict[int, frozenset[int]], dict[tuple[int, int, str], frozenset[int]]
-]:
+def target_words() -> tuple[str, ...]:
+    """The words obfuscated spellings are decoded to, in priority order.
+
+    Where several fit a mask, the earliest wins (``s**t`` is ``shit``,
+    ``b*****d`` is ``bastard``). They are the words of
+    ``tactful/data/words/vocabulary.tsv`` with the use ``decode`` (profanity,
+    slurs, insults and threats, sexual terms, and the identity terms disguised
+    insults target), pinned by sha256. Each word also matches with the
+    inflections in ``_SUFFIXES`` (after every bare word in priority).
+
+    Raises
+    ------
+    ModelError
+        If the word list is not the pinned one.
+    """
+    return _forms().targets
+
+
+class _Forms(NamedTuple):
+    targets: tuple[str, ...]
+    forms: tuple[str, ...]  # bare words, then inflections; the index is the priority
+    by_len: dict[int, frozenset[int]]
+    by_pos: dict[tuple[int, int, str], frozenset[int]]
+    all: frozenset[str]
+    longest: int
+    # A word with one real letter ("a**", "f***") is mostly guesswork: it may
+    # only read as a bare profanity ("f__" stays, rather than becoming a slur).
+    one_letter: frozenset[int]
+
+
+@functools.cache
+def _forms() -> _Forms:
+    words = [w for w in vocabulary() if "decode" in w.uses]
+    targets = tuple(w.word for w in words)
+    profanity = {w.word for w in words if w.category == "profanity"}
     forms: list[str] = []
     seen: set[str] = set()
     # Bare words first, then inflected forms: "b*****d" is "bastard", not "bitched".
-    for form in (*TARGET_WORDS, *(w + s for w in TARGET_WORDS for s in _SUFFIXES)):
+    for form in (*targets, *(w + s for w in targets for s in _SUFFIXES)):
         # A form with three equal letters in a row ("ass" + "s") would not
         # survive a second normalization, which reads the run as one or two.
         if form not in seen and not re.search(r"(.)\1\1", form):
@@ -287,28 +149,27 @@ def _build_forms() -> tuple[
         by_len.setdefault(len(form), set()).add(fid)
         for p, c in enumerate(form):
             by_pos.setdefault((len(form), p, c), set()).add(fid)
-    return (
+    return _Forms(
+        targets,
         tuple(forms),
         {k: frozenset(v) for k, v in by_len.items()},
         {k: frozenset(v) for k, v in by_pos.items()},
+        frozenset(forms),
+        max(map(len, forms)),
+        frozenset(i for i, f in enumerate(forms[: len(targets)]) if f in profanity),
     )
 
 
-_FORM_LIST, _BY_LEN, _BY_POS = _build_forms()
-_FORMS = frozenset(_FORM_LIST)
-_MAX_FORM = max(map(len, _FORM_LIST))
 _EMPTY: frozenset[int] = frozenset()
-# A word with one real letter ("a**", "f***") is mostly guesswork: it may only
-# read as a bare profanity ("f__" stays, rather than becoming a slur).
-_ONE_LETTER_IDS = frozenset(range(len(_PROFANITY)))
 
 
 @functools.lru_cache(maxsize=2048)
 def _ids_at(length: int, pos: int, letters: str) -> frozenset[int]:
     """Ids of the forms of ``length`` with one of ``letters`` at ``pos``."""
+    by_pos = _forms().by_pos
     if len(letters) == 1:
-        return _BY_POS.get((length, pos, letters), _EMPTY)
-    return frozenset().union(*(_BY_POS.get((length, pos, c), _EMPTY) for c in letters))
+        return by_pos.get((length, pos, letters), _EMPTY)
+    return frozenset().union(*(by_pos.get((length, pos, c), _EMPTY) for c in letters))
 
 
 # --------------------------------------------------------------------------------------
@@ -481,7 +342,6 @@ _URL = re.compile(
 )
 _UNIT = rf"(?:[^\W_]|[{_SYM_CLASS}])"
 _SPACED = re.compile(rf"(?<![^\W_]){_UNIT}(?:[ ._\-]{_UNIT}){{2,}}(?![^\W_])")
-_TOKEN = re.compile(rf"(?:[\w{_SYM_CLASS}][{_TAIL_CLASS}]*)+")
 _TAIL_RE = re.compile(rf"[{_TAIL_CLASS}]")
 
 
@@ -510,7 +370,8 @@ def _decode(bases: str) -> _Decoded | None:
         kinds.append(p[1])
     letters = len(kinds) - kinds.count(_SYMBOL)
     n = len(pieces)
-    if letters == 0 or n > _MAX_FORM + 8:
+    vocab = _forms()
+    if letters == 0 or n > vocab.longest + 8:
         return None
     # A lone letter must lead ("a**", not "5*x").
     one_letter = letters == 1
@@ -533,14 +394,14 @@ def _decode(bases: str) -> _Decoded | None:
         else:
             groups.extend((pieces[k], k, k + 1, (1,)) for k in range(i, j))
         i = j
-    if sum(g[3][-1] for g in groups) < 3 or len(groups) > _MAX_FORM:
+    if sum(g[3][-1] for g in groups) < 3 or len(groups) > vocab.longest:
         return None
     best: tuple[int, tuple[int, ...]] | None = None
     for counts in itertools.islice(itertools.product(*(g[3] for g in groups)), 64):
         length = sum(counts)
-        cand = _BY_LEN.get(length)
+        cand = vocab.by_len.get(length)
         if one_letter and cand:
-            cand = cand & _ONE_LETTER_IDS
+            cand = cand & vocab.one_letter
         pos = 0
         for (letters_, _, _, _), k in zip(groups, counts, strict=True):
             for _ in range(k):
@@ -556,7 +417,7 @@ def _decode(bases: str) -> _Decoded | None:
     if best is None:
         return None
     fid, counts_ = best
-    return _recase(_FORM_LIST[fid], groups, counts_, bases)
+    return _recase(vocab.forms[fid], groups, counts_, bases)
 
 
 def _recase(
@@ -682,7 +543,7 @@ def _pass_spaced(text: str, protected: list[tuple[int, int]]) -> list[_Edit]:
 
 def _join_runs(bases: list[str], pos: list[int], lo: int, hi: int, out: list[_Edit]) -> None:
     """The longest, then leftmost, sub-run of ``bases[lo:hi]`` that decodes; recurse on the rest."""
-    for size in range(min(hi - lo, _MAX_FORM + 4), 2, -1):
+    for size in range(min(hi - lo, _forms().longest + 4), 2, -1):
         for a in range(lo, hi - size + 1):
             dec = _decode("".join(bases[a : a + size]))
             if dec is None:
@@ -698,18 +559,18 @@ def _join_runs(bases: list[str], pos: list[int], lo: int, hi: int, out: list[_Ed
 def _pass_words(text: str, protected: list[tuple[int, int]]) -> list[_Edit]:
     """Pass 3: decode obfuscated words; fold look-alikes in mostly-Latin words."""
     edits: list[_Edit] = []
-    for m in _TOKEN.finditer(text):
-        tok = m.group()
+    for span in word_spans(text, symbols=WORD_SYMBOLS, joiners=""):
+        tok = text[span[0] : span[1]]
         if tok.isascii():
             if tok.isdigit() or (tok.isalpha() and not _TRIPLE.search(tok)):
                 continue
         elif not _DECODABLE.fullmatch(tok):
             continue
-        if protected and _inside(m.span(), protected):
+        if protected and _inside(span, protected):
             continue
         rel = _word_rewrite(tok)
         if rel is not None:
-            k = m.start()
+            k = span[0]
             i0, i1, word, maps = rel
             edits.append((k + i0, k + i1, word, [(k + a, k + b) for a, b in maps]))
     return edits
@@ -743,7 +604,7 @@ def _word_rewrite(tok: str) -> _Edit | None:
     while lead < min(n - 1, 4) and bases[lead] in _EDGE_LEAD:
         lead += 1
     stop = 0
-    while stop < n - lead and bases[n - 1 - stop] in "!?":
+    while stop < n - lead and bases[n - 1 - stop] in SENTENCE_END:
         stop += 1
     trail = stop
     while trail < min(n - lead, stop + 4) and bases[n - 1 - trail] in _EDGE_TRAIL:
@@ -760,7 +621,7 @@ def _word_rewrite(tok: str) -> _Edit | None:
         s0, e0 = core[0][0], core[-1][1]
         sub = tok[s0:e0]
         if sub.isascii() and sub.isalpha() and not _TRIPLE.search(sub):
-            if sub.lower() in _FORMS:
+            if sub.lower() in _forms().all:
                 return None  # a target word as it is: nothing to decode
             continue
         dec = _decode("".join(bases[a : n - b]))
@@ -837,7 +698,7 @@ def normalize(text: str) -> Normalized:
         raise ConfigError(f"normalize() needs a str. Got {type(text).__name__} instead.")
     ascii_text = text.isascii()
     if ascii_text and not _suspect(text):
-        return _identity(text)
+        return Normalized.unchanged(text)
     # The current text and, per character, its original range; None = identity.
     cur = text
     mapped: tuple[list[int], list[int]] | None = None
@@ -846,7 +707,11 @@ def normalize(text: str) -> Normalized:
         if res is not None:
             cur, mapped = res[0], (res[1], res[2])
         if cur.isascii() and not _suspect(cur):
-            return _identity(text) if mapped is None else Normalized(text, cur, *map(tuple, mapped))
+            return (
+                Normalized.unchanged(text)
+                if mapped is None
+                else Normalized(text, cur, *map(tuple, mapped))
+            )
     protected = _protected(cur)
     for run in (_pass_spaced, _pass_words):
         edits = run(cur, protected)
@@ -857,7 +722,7 @@ def normalize(text: str) -> Normalized:
             mapped = starts, ends
             protected = _protected(cur)
     if mapped is None:
-        return _identity(text)
+        return Normalized.unchanged(text)
     return Normalized(text, cur, tuple(mapped[0]), tuple(mapped[1]))
 
 
@@ -868,13 +733,3 @@ def _suspect(text: str) -> bool:
     if _SUSPECT_TRIPLE.search(text):
         return True
     return bool(_SPACED_PRE.search(text) and _SPACED_ASCII.search(text))
-
-
-_RANGE = tuple(range(4097))
-
-
-def _identity(text: str) -> Normalized:
-    n = len(text)
-    if n < len(_RANGE):
-        return Normalized(text, text, _RANGE[:n], _RANGE[1 : n + 1])
-    return Normalized(text, text, tuple(range(n)), tuple(range(1, n + 1)))

@@ -49,6 +49,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ._params import Constraints, Float, Nullable, StrList, validate_params
 from ._registry import Moderator, available, load
 from ._types import Analysis
 from .errors import BackendError, ModelError, TactfulError
@@ -246,22 +247,18 @@ _CHECK_FUNCS: dict[str, Callable[[Moderator, Sequence[str], float], None]] = {
 #: Names of the checks, in the order :func:`check_moderator` runs them.
 CHECKS: tuple[str, ...] = tuple(_CHECK_FUNCS)
 
-
-def _texts_for(texts: Iterable[str] | None) -> list[str]:
-    out = list(EDGE_TEXTS)
-    if texts is not None:
-        extra = list(texts)
-        if isinstance(texts, str) or not all(isinstance(t, str) for t in extra):
-            raise TypeError("texts must be an iterable of str.")
-        out.extend(extra)
-    return out
+_CHECK_CONSTRAINTS: Constraints = {
+    "texts": Nullable(StrList()),
+    "checks": StrList(options=CHECKS),
+    "atol": Float(0.0),
+}
 
 
 def check_moderator(
     moderator: Moderator,
     *,
-    texts: Iterable[str] | None = None,
-    checks: Iterable[str] | None = None,
+    texts: Sequence[str] | None = None,
+    checks: Sequence[str] | None = None,
     atol: float = DEFAULT_ATOL,
 ) -> None:
     """Run the conformance checks on ``moderator``.
@@ -271,9 +268,9 @@ def check_moderator(
     moderator : Moderator
         The moderator to check. It must be registered (the config round trip
         rebuilds it with ``tactful.load(moderator.name, **moderator.config())``).
-    texts : iterable of str, optional
+    texts : list or tuple of str, optional
         Texts checked in addition to :data:`EDGE_TEXTS`.
-    checks : iterable of str, optional
+    checks : list or tuple of str, optional
         Names from :data:`CHECKS` to run; default all, in order.
     atol : float, default=1e-5
         Absolute tolerance when comparing scores of two analyses.
@@ -285,8 +282,9 @@ def check_moderator(
     ModelError, BackendError
         Passed through when the moderator's model file or remote endpoint is not
         available, so that callers can skip rather than fail.
-    ValueError
-        If ``checks`` names an unknown check.
+    ConfigError
+        If ``checks`` names an unknown check or ``atol`` is not a float >= 0
+        (:data:`tactful.errors.PARAM_MESSAGE`).
 
     Examples
     --------
@@ -294,13 +292,15 @@ def check_moderator(
     >>> from tactful.testing import check_moderator
     >>> check_moderator(tactful.load("random", seed=7))
     """
-    names = CHECKS if checks is None else tuple(checks)
-    unknown = [c for c in names if c not in _CHECK_FUNCS]
-    if unknown:
-        raise ValueError(
-            f"Unknown check(s) {', '.join(unknown)}. Known checks: {', '.join(CHECKS)}."
-        )
-    all_texts = _texts_for(texts)
+    p = validate_params(
+        "check_moderator",
+        _CHECK_CONSTRAINTS,
+        texts=texts,
+        checks=CHECKS if checks is None else checks,
+        atol=atol,
+    )
+    names, atol = p["checks"], p["atol"]
+    all_texts = [*EDGE_TEXTS, *(p["texts"] or ())]
     for name in names:
         _CHECK_FUNCS[name](moderator, all_texts, atol)
 

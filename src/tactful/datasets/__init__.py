@@ -36,20 +36,42 @@ from . import (  # noqa: F401
     _tv,
     _tweets,
 )
+from ._audit_views import (
+    AUDIT_GROUP_SOURCES,
+    AuditView,
+    AuditViews,
+    audit_dataset_names,
+    audit_families,
+    audit_views,
+    register_audit_views,
+)
 from ._holistic import load_holistic_buckets, load_holistic_descriptors, load_holistic_nouns
 from ._io import Source, Table, missing_message
 from ._openai import OPENAI_CATEGORIES
 from ._record import Record
-from ._spans import RATER_SPAN_TYPES, offsets_to_spans, rater_gold_spans, span_offsets
+from ._spans import (
+    RATER_SPAN_TYPES,
+    RATER_TYPE_ALIASES,
+    offsets_to_spans,
+    rater_gold_spans,
+    span_offsets,
+)
 from ._spec import TASKS, DatasetSpec, dataset_names, get_loader, get_spec
 from ._spec import dataset as register_dataset
 
 __all__ = [
+    "AUDIT_GROUP_SOURCES",
     "OPENAI_CATEGORIES",
     "RATER_SPAN_TYPES",
+    "RATER_TYPE_ALIASES",
     "TASKS",
+    "AuditView",
+    "AuditViews",
     "DatasetSpec",
     "Record",
+    "audit_dataset_names",
+    "audit_families",
+    "audit_views",
     "dataset_names",
     "dataset_status",
     "get_spec",
@@ -59,6 +81,7 @@ __all__ = [
     "load_holistic_nouns",
     "offsets_to_spans",
     "rater_gold_spans",
+    "register_audit_views",
     "register_dataset",
     "span_offsets",
 ]
@@ -172,6 +195,7 @@ def dataset_status(
             continue
         out.append((spec, True, counts))
     return out
+
 
 # Data sets defined beside their libraries register on import; last, so every name above exists.
 from .. import functional as _functional  # noqa: F401  (registers "functional")

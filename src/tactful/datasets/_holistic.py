@@ -2,7 +2,9 @@
 
 Identity probes and the identity lexicon builder (``scripts/build_identity_lexicon.py``)
 read them from the data folder through these functions, with the data sets' one-line
-errors for a missing or malformed file.
+errors for a missing or malformed file (:class:`~tactful.errors.MissingDataError`,
+:class:`~tactful.errors.DataError`). Each takes ``data_dir``, the data folder (default
+from :func:`tactful.config.resolve_data_dir`).
 """
 
 from __future__ import annotations
@@ -45,22 +47,10 @@ def _axes(src: Source) -> dict[str, Any]:
 
 
 def load_holistic_descriptors(data_dir: DataDir = None) -> dict[str, list[str]]:
-    """HolisticBias descriptors per demographic axis.
+    """HolisticBias descriptors per demographic axis, in file order, without duplicates.
 
-    Parameters
-    ----------
-    data_dir : str or path-like, optional
-        The data folder; default from :func:`tactful.config.resolve_data_dir`.
-
-    Returns
-    -------
-    dict of str to list of str
-        Axis (``"ability"``, ``"gender_and_sex"``, ...) → descriptor strings, in
-        file order, without duplicates.
-
-    Raises
-    ------
-    MissingDataError, DataError
+    >>> load_holistic_descriptors()["ability"][:2]  # doctest: +SKIP
+    ['Deaf', 'hard-of-hearing']
     """
     data = _axes(_source(data_dir))
     return {axis: list(dict.fromkeys(_flatten_descriptors(v))) for axis, v in data.items()}
@@ -69,10 +59,8 @@ def load_holistic_descriptors(data_dir: DataDir = None) -> dict[str, list[str]]:
 def load_holistic_buckets(data_dir: DataDir = None) -> dict[str, dict[str, list[str]]]:
     """HolisticBias descriptors per axis and bucket (``["ability"]["auditory"]``), in file order.
 
-    Raises
-    ------
-    MissingDataError, DataError
-        Also when an axis is not an object of buckets or a bucket not a list.
+    An axis that is not an object of buckets, or a bucket that is not a list, is a
+    :class:`~tactful.errors.DataError`.
     """
     src = _source(data_dir)
     out: dict[str, dict[str, list[str]]] = {}
@@ -88,17 +76,8 @@ def load_holistic_buckets(data_dir: DataDir = None) -> dict[str, dict[str, list[
 
 
 def load_holistic_nouns(data_dir: DataDir = None) -> dict[str, list[tuple[str, str]]]:
-    """HolisticBias nouns per gender bucket (``"female"``, ``"male"``, ``"neutral"``).
-
-    Returns
-    -------
-    dict of str to list of (str, str)
-        Bucket → ``(singular, plural)`` pairs, in file order (``("woman", "women")``).
-
-    Raises
-    ------
-    MissingDataError, DataError
-    """
+    """HolisticBias nouns per gender bucket (``"female"``, ``"male"``, ``"neutral"``):
+    ``(singular, plural)`` pairs in file order (``("woman", "women")``)."""
     src = _source(data_dir)
     data = src.read_json(HOLISTIC_NOUNS)
     if not isinstance(data, dict):

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import math
-import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from .._params import Constraints, Float, Int, validate_params
 from .._registry import register
 from .._types import Analysis, Span
-from ..errors import ConfigError
+from ..align import word_spans
 from ._texts import check_texts
 
 __all__ = ["RandomModerator"]
 
-_WORD_RE = re.compile(r"\S+")
 # Each 8-byte slice of a BLAKE2b digest gives one uniform draw in [0, 1).
 _SCALE = float(1 << 64)
 
@@ -38,8 +36,8 @@ class RandomModerator:
 
     Notes
     -----
-    A flagged text gets one span, a whitespace-separated token of the text
-    picked at random (none for whitespace-only text). ``jailbreak`` and
+    A flagged text gets one span, a word of the text (:func:`tactful.align.word_spans`)
+    picked at random (none for a text without words). ``jailbreak`` and
     ``delicate`` are independent uniform draws.
 
     Examples
@@ -51,24 +49,14 @@ class RandomModerator:
     """
 
     name = "random"
-    version = "1"
+    version = "2"  # 2: spans are words (tactful.align.word_spans), not whitespace tokens
+
+    _parameter_constraints: ClassVar[Constraints] = {"seed": Int(), "rate": Float(0.0, 1.0)}
 
     def __init__(self, *, seed: int = 0, rate: float = 0.5) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ConfigError(
-                f"The 'seed' parameter of RandomModerator must be an int. Got {seed!r} instead."
-            )
-        if (
-            isinstance(rate, bool)
-            or not isinstance(rate, (int, float))
-            or math.isnan(rate)
-            or not 0.0 <= rate <= 1.0
-        ):
-            raise ConfigError(
-                f"The 'rate' parameter of RandomModerator must be a float in [0, 1]. Got {rate!r} instead."
-            )
-        self.seed = seed
-        self.rate = float(rate)
+        p = validate_params("RandomModerator", self._parameter_constraints, seed=seed, rate=rate)
+        self.seed: int = p["seed"]
+        self.rate: float = p["rate"]
 
     def __repr__(self) -> str:
         return f"RandomModerator(seed={self.seed!r}, rate={self.rate!r})"
@@ -110,7 +98,7 @@ class RandomModerator:
         cut = 1.0 - self.rate
         flagged = toxicity >= cut
         spans: tuple[Span, ...] = ()
-        words = [m.span() for m in _WORD_RE.finditer(text)] if flagged else []
+        words = word_spans(text) if flagged else []
         if words:
             start, end = words[int(pick * len(words))]
             spans = (Span(start, end, "toxic", toxicity),)

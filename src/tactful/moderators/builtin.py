@@ -16,29 +16,48 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._params import (
+    Constraint,
+    Constraints,
+    Float,
+    Int,
+    Nullable,
+    OneOf,
+    Str,
+    check_param,
+    validate_params,
+)
 from .._registry import register
 from .._types import Analysis, Span
-from ..align import replace_surrogates
-from ..errors import ConfigError, ModelError
-from ..normalize import align_tokens, normalize
+from ..align import align_tokens, replace_surrogates, trim_span
+from ..errors import ModelError
+from ..normalize import normalize
 from ._texts import check_texts
 
 if TYPE_CHECKING:
     from ..evaluate import TrainedTexts
 
-__all__ = ["BuiltinModerator", "default_model_dir", "load_card"]
+__all__ = [
+    "RUNTIME_REVISION",
+    "SEQ_HEADS",
+    "SPAN_GATE",
+    "SPAN_TYPES",
+    "BuiltinModerator",
+    "default_model_dir",
+    "load_card",
+]
 
 _ONNX_NAME = "model.onnx"
 _TOKENIZER_NAME = "tokenizer.json"
@@ -61,11 +80,20 @@ def load_card(model_dir: str | Path | None = None) -> dict[str, Any]:
         raise ModelError(f"Cannot read the model card {path}: {exc}") from None
 
 
+#: Revision of what turns the model's outputs into an Analysis (normalization,
+#: windows, span rules): part of :attr:`BuiltinModerator.version`, so that stored
+#: answers of an older revision are not reused. 2: spans end by the one span-edge
+#: rule (tactful.align.trim_span: a final "!" or "?" is not part of a word).
+RUNTIME_REVISION = 2
+
 #: A text gets spans only if the toxicity or offensive head gives it at least SPAN_GATE.
 #: Chosen on dev data: SemEval trial span F1 0.6734 and 61 of 242 benign ToxicChat dev
 #: prompts with a span, against 0.6706 / 62 for a gate of 0.2 on all six toxicity heads.
 SPAN_GATE = 0.1
 _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
+#: Operating points besides the heads: the comment-toxicity head's high-precision
+#: point that also flags (``offensive_or``) and the token head's (``span``).
+_EXTRA_THRESHOLDS = ("offensive_or", "span")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +101,27 @@ class _Window:
     text_index: int
     token_start: int  # index into the text's token list (without specials)
     ids: np.ndarray  # with [CLS] ... [SEP]
+
+
+@dataclass(frozen=True)
+class _Thresholds(Constraint):
+    """Operating points by head: a mapping of a head name to a float in [0, 1]."""
+
+    def describe(self) -> str:
+        return "a mapping of head name to a float in [0, 1], heads: " + ", ".join(
+            (*SEQ_HEADS, *_EXTRA_THRESHOLDS)
+        )
+
+    def convert(self, value: Any) -> dict[str, float] | None:
+        if not isinstance(value, Mapping):
+            raise TypeError
+        heads = Float(0.0, 1.0)
+        out = {}
+        for head, t in value.items():
+            if head not in SEQ_HEADS and head not in _EXTRA_THRESHOLDS:
+                raise ValueError
+            out[head] = heads.convert(t)
+        return out or None
 
 
 @register("builtin")
@@ -108,6 +157,15 @@ class BuiltinModerator:
 
     name = "builtin"
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        "model_dir": Nullable(Str(nonempty=True)),
+        "batch_size": Int(1),
+        "batching": OneOf(["text", "sorted"]),
+        "max_tokens": Int(16, 512),
+        "threads": Nullable(Int(1)),
+        "thresholds": Nullable(_Thresholds()),
+    }
+
     def __init__(
         self,
         *,
@@ -119,44 +177,25 @@ class BuiltinModerator:
         threads: int | None = None,
         thresholds: dict[str, float] | None = None,
     ) -> None:
-        self.model_dir = model_dir
-        self.batch_size = batch_size
-        self.batching = batching
-        self.max_tokens = max_tokens
-        self.stride = stride
-        self.threads = threads
-        self.thresholds = dict(thresholds) if thresholds else None
-        if threads is not None and (
-            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-        ):
-            raise ConfigError(
-                f"The 'threads' parameter of builtin must be an int >= 1 or None. Got {threads!r} instead."
-            )
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(
-                f"The 'batch_size' parameter of builtin must be an int >= 1. Got {batch_size!r} instead."
-            )
-        if batching not in ("text", "sorted"):
-            raise ConfigError(
-                f"The 'batching' parameter of builtin must be 'text' or 'sorted'. Got {batching!r} instead."
-            )
-        if not isinstance(max_tokens, int) or not 16 <= max_tokens <= 512:
-            raise ConfigError(
-                f"The 'max_tokens' parameter of builtin must be an int in [16, 512]. Got {max_tokens!r} instead."
-            )
-        if not isinstance(stride, int) or not 0 <= stride < max_tokens - 2:
-            raise ConfigError(
-                f"The 'stride' parameter of builtin must be an int in [0, max_tokens - 2). Got {stride!r} instead."
-            )
-        for head, t in (thresholds or {}).items():
-            if head not in SEQ_HEADS and head not in ("span", "offensive_or"):
-                raise ConfigError(
-                    f"Unknown head {head!r} in thresholds. Known: {', '.join(SEQ_HEADS)}, offensive_or, span."
-                )
-            if not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
-                raise ConfigError(
-                    f"The threshold for {head!r} must be a float in [0, 1]. Got {t!r} instead."
-                )
+        p = validate_params(
+            "BuiltinModerator",
+            self._parameter_constraints,
+            model_dir=model_dir,
+            batch_size=batch_size,
+            batching=batching,
+            max_tokens=max_tokens,
+            threads=threads,
+            thresholds=thresholds,
+        )
+        # The one rule that depends on another parameter: windows must advance.
+        stride = check_param("BuiltinModerator", "stride", stride, Int(0, p["max_tokens"] - 3))
+        self.model_dir: str | None = p["model_dir"]
+        self.batch_size: int = p["batch_size"]
+        self.batching: str = p["batching"]
+        self.max_tokens: int = p["max_tokens"]
+        self.stride: int = stride
+        self.threads: int | None = p["threads"]
+        self.thresholds: dict[str, float] | None = p["thresholds"]
 
     # -- lazily loaded state -------------------------------------------------
     @property
@@ -170,10 +209,12 @@ class BuiltinModerator:
     @property
     def version(self) -> str:
         # The card's version plus the pinned model hash, so that a re-shipped model
-        # under the same version number never shares stored answers with the old one.
+        # under the same version number never shares stored answers with the old one,
+        # plus the revision of the code around the model (RUNTIME_REVISION).
         digest = str(self.card.get("sha256", {}).get(_ONNX_NAME, ""))[:12]
         base = str(self.card.get("version", "0"))
-        return f"{base}+{digest}" if digest else base
+        base = f"{base}+{digest}" if digest else base
+        return f"{base}.r{RUNTIME_REVISION}"
 
     @cached_property
     def _thresholds(self) -> dict[str, float]:
@@ -350,11 +391,8 @@ class BuiltinModerator:
             p = float(tox[w].max())
             if p < thr:
                 continue
-            s, e = orig[w[0]][0], orig[w[-1]][1]
-            while e > s and not text[e - 1].isalnum() and text[e - 1] not in "*@$#!":
-                e -= 1
-            while s < e and not text[s].isalnum() and text[s] not in "*@$#":
-                s += 1
+            # Whole words, by tactful's one span-edge rule (tactful.align.trim_span).
+            s, e = trim_span(text, orig[w[0]][0], orig[w[-1]][1])
             if e <= s:
                 continue
             t = typ[w].mean(axis=0)
