@@ -132,6 +132,9 @@ def load(name: str, **config: Any) -> Moderator:
     return factory(**config)
 
 
+#: Keywords that hand a moderator an object (tests inject an HTTP client), listed nowhere.
+_INJECTED = frozenset({"client", "transport"})
+
 #: An option (``-O KEY=VALUE``, or a keyword of :func:`load`) the moderator does not take.
 UNKNOWN_OPTION_MESSAGE = "Moderator {name!r} takes no option {key!r}. Its options: {known}."
 
@@ -145,13 +148,15 @@ def _check_options(name: str, factory: Factory, config: dict[str, Any]) -> None:
         return
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return
-    known = sorted(
+    taken = sorted(
         p.name
         for p in params
         if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     )
+    # Injected objects (an httpx client or transport for tests) are keywords, not options.
+    known = [k for k in taken if k not in _INJECTED]
     for key in config:
-        if key not in known:
+        if key not in taken:
             raise ConfigError(
                 UNKNOWN_OPTION_MESSAGE.format(
                     name=name, key=key, known=", ".join(known) or "(none)"

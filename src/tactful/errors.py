@@ -9,7 +9,9 @@ Exception tree::
 
     TactfulError
     ├── ConfigError                 bad argument, option or setting   (exit 2)
-    │   └── UnknownNameError        unknown moderator / data set / split name
+    │   ├── UnknownNameError        unknown moderator / data set / split name
+    │   ├── MissingKeyError         a remote's API-key variable is unset (also a BackendError)
+    │   └── KeyRejectedError        a remote answered 401 or 403
     ├── DataError                   a data set is missing or malformed (exit 2)
     │   └── MissingDataError        a file a data set needs is not there
     ├── ModelError                  model files missing, corrupt or wrong hash
@@ -34,7 +36,9 @@ __all__ = [
     "ConfigError",
     "DataError",
     "FailedItemsError",
+    "KeyRejectedError",
     "MissingDataError",
+    "MissingKeyError",
     "ModelError",
     "RateLimitedError",
     "RemoteResponseError",
@@ -140,3 +144,25 @@ class FailedItemsError(BackendError):
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.args[0]}"
+
+
+class MissingKeyError(ConfigError, BackendError):
+    """The environment variable that should hold the API key is unset or empty.
+
+    A configuration mistake for the user (exit code 2), and also a
+    :class:`~tactful.errors.BackendError` so that a conformance run over every
+    registered moderator skips this one as unavailable instead of failing.
+    """
+
+    code = "T045"
+    exit_code = 2
+
+
+class KeyRejectedError(ConfigError):
+    """The provider answered 401 or 403: the key is wrong, expired or lacks access.
+
+    Not a :class:`~tactful.errors.BackendError`: retrying each text alone would
+    only send every text again to be refused.
+    """
+
+    code = "T046"

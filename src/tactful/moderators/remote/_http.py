@@ -49,7 +49,8 @@ import httpx
 
 from ...errors import (
     BackendError,
-    ConfigError,
+    KeyRejectedError,
+    MissingKeyError,
     RateLimitedError,
     RemoteResponseError,
     RemoteTimeoutError,
@@ -77,28 +78,6 @@ MAX_RETRY_WAIT = 120.0
 
 # Provider messages quoted in errors are cut to this many characters.
 _QUOTE = 200
-
-
-class MissingKeyError(ConfigError, BackendError):
-    """The environment variable that should hold the API key is unset or empty.
-
-    A configuration mistake for the user (exit code 2), and also a
-    :class:`~tactful.errors.BackendError` so that a conformance run over every
-    registered moderator skips this one as unavailable instead of failing.
-    """
-
-    code = "T045"
-    exit_code = 2
-
-
-class KeyRejectedError(ConfigError):
-    """The provider answered 401 or 403: the key is wrong, expired or lacks access.
-
-    Not a :class:`~tactful.errors.BackendError`: retrying each text alone would
-    only send every text again to be refused.
-    """
-
-    code = "T046"
 
 
 def is_retryable_status(status: int) -> bool:
