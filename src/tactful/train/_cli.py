@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from .._options import DataDirOpt
+
 __all__ = ["EncoderName", "train_app"]
 
 #: The ``--encoder`` values (the same as :data:`tactful.train.ENCODERS`; a test checks it).
@@ -34,15 +36,6 @@ train_app = typer.Typer(
 
 OutOpt = Annotated[
     Path, typer.Option("--out", help="Run folder: log, checkpoints, weights, export.")
-]
-DataDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
-        file_okay=False,
-        show_default=False,
-    ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the draw and of training.")]
 EncoderOpt = Annotated[

@@ -110,51 +110,22 @@ STAGE3_REPEATS = {"toxicchat": 3, "detexd": 1, "jailbreak_inthewild": 1}
 #: data (a different draw from stage 5's).
 STAGE6_CAPS = {**STAGE3_CAPS, "toxicspans": 3000, "toxicspans_raters": 3000}
 
+#: The chat stages' learning rates and window (stages 3-6; stage 2 read 128 tokens).
+_CHAT_STAGE: dict[str, Any] = {"lr": 3e-5, "head_lr": 1e-4, "max_len": 256}
+_STAGE4: dict[str, Any] = {
+    "caps": STAGE3_CAPS,
+    "repeats": STAGE3_REPEATS,
+    **_CHAT_STAGE,
+    "seed_offset": 2,
+    "jailbreak_toxic": False,
+}
 #: Later stages, each starting from the weights given by ``--init``.
 STAGES: dict[int, dict[str, Any]] = {
-    2: {
-        "caps": STAGE2_CAPS,
-        "repeats": STAGE2_REPEATS,
-        "lr": 3e-5,
-        "head_lr": 1e-4,
-        "max_len": 128,
-    },
-    3: {
-        "caps": STAGE3_CAPS,
-        "repeats": STAGE3_REPEATS,
-        "lr": 3e-5,
-        "head_lr": 1e-4,
-        "max_len": 256,
-    },
-    4: {
-        "caps": STAGE3_CAPS,
-        "repeats": STAGE3_REPEATS,
-        "lr": 3e-5,
-        "head_lr": 1e-4,
-        "max_len": 256,
-        "seed_offset": 2,
-        "jailbreak_toxic": False,
-    },
-    5: {
-        "caps": STAGE3_CAPS,
-        "repeats": STAGE3_REPEATS,
-        "lr": 3e-5,
-        "head_lr": 1e-4,
-        "max_len": 256,
-        "seed_offset": 2,
-        "jailbreak_toxic": False,
-        "span_gold": "raters",
-    },
-    6: {
-        "caps": STAGE6_CAPS,
-        "repeats": STAGE3_REPEATS,
-        "lr": 3e-5,
-        "head_lr": 1e-4,
-        "max_len": 256,
-        "seed_offset": 2,
-        "jailbreak_toxic": False,
-        "span_gold": "raters",
-    },
+    2: {"caps": STAGE2_CAPS, "repeats": STAGE2_REPEATS, **_CHAT_STAGE, "max_len": 128},
+    3: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, **_CHAT_STAGE},
+    4: _STAGE4,
+    5: {**_STAGE4, "span_gold": "raters"},
+    6: {**_STAGE4, "span_gold": "raters", "caps": STAGE6_CAPS},
 }
 
 
