@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from .._params import Constraints, Float, Int, validate_params
+from .._params import Constraints, Float, Int
 from .._registry import register
 from .._types import Analysis, Span
 from ..align import word_spans
-from ._texts import check_texts
+from ._texts import Configured, check_texts
 
 __all__ = ["RandomModerator"]
 
@@ -19,7 +19,7 @@ _SCALE = float(1 << 64)
 
 
 @register("random")
-class RandomModerator:
+class RandomModerator(Configured):
     """Random scores that depend only on ``(seed, text)``.
 
     Each text gets uniform draws from a hash of the seed and the text, so the
@@ -53,17 +53,11 @@ class RandomModerator:
 
     _parameter_constraints: ClassVar[Constraints] = {"seed": Int(), "rate": Float(0.0, 1.0)}
 
+    seed: int
+    rate: float
+
     def __init__(self, *, seed: int = 0, rate: float = 0.5) -> None:
-        p = validate_params("RandomModerator", self._parameter_constraints, seed=seed, rate=rate)
-        self.seed: int = p["seed"]
-        self.rate: float = p["rate"]
-
-    def __repr__(self) -> str:
-        return f"RandomModerator(seed={self.seed!r}, rate={self.rate!r})"
-
-    def config(self) -> dict[str, Any]:
-        """Keyword arguments that rebuild this moderator with ``tactful.load("random", **cfg)``."""
-        return {"seed": self.seed, "rate": self.rate}
+        self._set_params(seed=seed, rate=rate)
 
     def analyze(self, texts: Sequence[str]) -> list[Analysis]:
         """One random :class:`~tactful.Analysis` per text, in order.

@@ -1,12 +1,15 @@
-"""Input checks shared by the shipped moderators."""
+"""What the shipped moderators share: the input check of ``analyze`` and the
+parameters declared once per class."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, ClassVar
 
+from .._params import Constraints, validate_params
 from ..errors import ConfigError
 
-__all__ = ["check_texts"]
+__all__ = ["Configured", "check_texts"]
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:
@@ -27,3 +30,28 @@ def check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(t, str):
             raise ConfigError(f"analyze() takes str texts. Got {type(t).__name__} at position {i}.")
     return out
+
+
+class Configured:
+    """A moderator whose parameters are its ``_parameter_constraints``, declared once.
+
+    :meth:`_set_params` checks them (:func:`tactful._params.validate_params`, the class
+    name in the message) and stores them as attributes; :meth:`config` returns them in
+    declaration order, so that ``tactful.load(name, **config())`` rebuilds an equal
+    moderator; ``repr`` shows them.
+    """
+
+    _parameter_constraints: ClassVar[Constraints] = {}
+
+    def _set_params(self, **values: Any) -> None:
+        owner = type(self).__name__
+        for name, value in validate_params(owner, self._parameter_constraints, **values).items():
+            setattr(self, name, value)
+
+    def config(self) -> dict[str, Any]:
+        """Keyword arguments that rebuild this moderator with ``tactful.load(name, **cfg)``."""
+        return {name: getattr(self, name) for name in self._parameter_constraints}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
+        return f"{type(self).__name__}({args})"

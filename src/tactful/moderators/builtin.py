@@ -37,14 +37,13 @@ from .._params import (
     OneOf,
     Str,
     check_param,
-    validate_params,
 )
 from .._registry import register
 from .._types import Analysis, Span
 from ..align import align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError
 from ..normalize import normalize
-from ._texts import check_texts
+from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:
     from ..evaluate import TrainedTexts
@@ -125,7 +124,7 @@ class _Thresholds(Constraint):
 
 
 @register("builtin")
-class BuiltinModerator:
+class BuiltinModerator(Configured):
     """tactful's own model (multi-task all-MiniLM-L6-v2, ONNX int8).
 
     Parameters
@@ -162,9 +161,18 @@ class BuiltinModerator:
         "batch_size": Int(1),
         "batching": OneOf(["text", "sorted"]),
         "max_tokens": Int(16, 512),
+        "stride": Int(0),
         "threads": Nullable(Int(1)),
         "thresholds": Nullable(_Thresholds()),
     }
+
+    model_dir: str | None
+    batch_size: int
+    batching: str
+    max_tokens: int
+    stride: int
+    threads: int | None
+    thresholds: dict[str, float] | None
 
     def __init__(
         self,
@@ -177,25 +185,17 @@ class BuiltinModerator:
         threads: int | None = None,
         thresholds: dict[str, float] | None = None,
     ) -> None:
-        p = validate_params(
-            "BuiltinModerator",
-            self._parameter_constraints,
+        self._set_params(
             model_dir=model_dir,
             batch_size=batch_size,
             batching=batching,
             max_tokens=max_tokens,
+            stride=stride,
             threads=threads,
             thresholds=thresholds,
         )
         # The one rule that depends on another parameter: windows must advance.
-        stride = check_param("BuiltinModerator", "stride", stride, Int(0, p["max_tokens"] - 3))
-        self.model_dir: str | None = p["model_dir"]
-        self.batch_size: int = p["batch_size"]
-        self.batching: str = p["batching"]
-        self.max_tokens: int = p["max_tokens"]
-        self.stride: int = stride
-        self.threads: int | None = p["threads"]
-        self.thresholds: dict[str, float] | None = p["thresholds"]
+        check_param(type(self).__name__, "stride", stride, Int(0, self.max_tokens - 3))
 
     # -- lazily loaded state -------------------------------------------------
     @property
@@ -278,17 +278,6 @@ class BuiltinModerator:
         """Load the model now instead of on the first call."""
         _ = self._session, self._tokenizer, self._thresholds
         return self
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "model_dir": self.model_dir,
-            "batch_size": self.batch_size,
-            "batching": self.batching,
-            "max_tokens": self.max_tokens,
-            "stride": self.stride,
-            "threads": self.threads,
-            "thresholds": self.thresholds,
-        }
 
     # -- inference -------------------------------------------------------------
     def _windows(self, i: int, ids: list[int]) -> list[_Window]:

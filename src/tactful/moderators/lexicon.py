@@ -28,13 +28,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._params import Constraints, Float, Int, validate_params
+from .._params import Constraints, Float, Int
 from .._registry import register
 from .._types import Analysis, Span
 from ..align import strip_format, word_spans
 from ..errors import ModelError
 from ..wordlists import read_bytes
-from ._texts import check_texts
+from ._texts import Configured, check_texts
 
 __all__ = [
     "LexiconModerator",
@@ -256,7 +256,7 @@ def find_spans(
 
 
 @register("lexicon")
-class LexiconModerator:
+class LexiconModerator(Configured):
     """Flag texts that contain words the ToxicSpans training posts mark as toxic.
 
     Parameters
@@ -300,22 +300,11 @@ class LexiconModerator:
         "min_count": Int(1),
     }
 
+    min_ratio: float
+    min_count: int
+
     def __init__(self, *, min_ratio: float = 0.5, min_count: int = 2) -> None:
-        p = validate_params(
-            "LexiconModerator",
-            self._parameter_constraints,
-            min_ratio=min_ratio,
-            min_count=min_count,
-        )
-        self.min_ratio: float = p["min_ratio"]
-        self.min_count: int = p["min_count"]
-
-    def __repr__(self) -> str:
-        return f"LexiconModerator(min_ratio={self.min_ratio!r}, min_count={self.min_count!r})"
-
-    def config(self) -> dict[str, Any]:
-        """Keyword arguments that rebuild this moderator with ``tactful.load("lexicon", **cfg)``."""
-        return {"min_ratio": self.min_ratio, "min_count": self.min_count}
+        self._set_params(min_ratio=min_ratio, min_count=min_count)
 
     def find_spans(self, text: str) -> list[Span]:
         """The lexicon spans of one text (see :func:`find_spans`)."""
