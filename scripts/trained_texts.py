@@ -10,15 +10,18 @@ delicate head are added explicitly. Then it writes, beside the model:
 
 ``trained_texts.bin``
     :meth:`tactful.evaluate.TrainedTexts.to_bytes` of every training text: sorted
-    unique little-endian uint64 fingerprints (:func:`tactful.evaluate.text_fingerprint`),
-    pinned in the card's ``sha256`` map. ``tactful eval`` and ``tactful audit`` count
+    unique little-endian uint64 fingerprints (:func:`tactful.evaluate.text_fingerprint`
+    of its :func:`~tactful.evaluate.match_key`, so that a copy another corpus
+    re-encoded matches), pinned in the card's ``sha256`` map. ``tactful eval`` and ``tactful audit`` count
     the scored rows among them and warn when a score is in-sample.
 ``card.json["trained_on"]``
     One entry per training source, ``{dataset, split, rows_seen, rows}`` for the
     split it was drawn from (``rows_seen``: rows of the split whose text the model
     saw, duplicates included); ``honest_figure`` where tactful has a protocol that
     scores the source without training on the scored rows (``tactful train cv
-    detexd``). Then every other data set split with rows the model saw, with
+    detexd``). A source that is not a data set (texts made for training) gets
+    ``split`` and ``rows`` null and its number of distinct texts as ``rows_seen``.
+    Then every other data set split with rows the model saw, with
     ``via`` (the sources those texts came from): TweetEval offensive is OLID, and
     ToxicChat's test split repeats some train prompts. A split whose texts all lie
     in the split a source was drawn from (its cross-validation folds) is not listed.
@@ -114,7 +117,9 @@ def trained_on(
         # smallest split, e.g. ToxicChat train rather than train + dev).
         candidates = [k for k in split_keys if k[0] == source]
         if not candidates:
-            sys.exit(f"error: training source {source!r} is not a data set tactful loads.")
+            # Texts made for training (templates, swaps): no split; their distinct texts.
+            entries.append({"dataset": source, "split": None, "rows_seen": len(mine), "rows": None})
+            continue
         split = max(
             candidates,
             key=lambda k: (len(mine & set(split_keys[k])), -len(split_keys[k])),
