@@ -46,6 +46,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from .errors import ConfigError
 
@@ -367,7 +368,7 @@ def align_tokens(offsets: Sequence[tuple[int, int]], norm: Normalized) -> list[t
 
 def _pair(pair: object) -> tuple[int, int]:
     try:
-        s, e = pair  # type: ignore[misc]
+        s, e = cast("tuple[int, int]", pair)
     except (TypeError, ValueError):
         raise ConfigError(
             f"A token offset must be a (start, end) pair. Got {pair!r} instead."

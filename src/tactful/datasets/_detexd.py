@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._io import SEED, Source, Table, rows
+from ._io import SEED, Source, Table, known_labels, rows
 from ._record import Record
 from ._spec import DatasetSpec, dataset, split_names
 from ._splits import stratified_kfold
@@ -47,7 +47,7 @@ def _detexd(src: Source) -> Table:
             Record(str(i), src.text(DETEXD, i, item["question"]), label, "all", {"delicate": label})
         )
     splits: dict[str, Sequence[int]] = {"all": rows(len(out))}
-    for k, (tr, te) in enumerate(stratified_kfold([r.label for r in out], 5, SEED)):
+    for k, (tr, te) in enumerate(stratified_kfold(known_labels(out), 5, SEED)):
         splits[f"cv{k}-train"], splits[f"cv{k}-test"] = tr.tolist(), te.tolist()
     return Table(out, splits)
 

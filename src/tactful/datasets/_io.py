@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -26,6 +26,7 @@ __all__ = [
     "Source",
     "Table",
     "any_positive",
+    "known_labels",
     "missing_message",
     "parse_offsets",
     "relabel",
@@ -278,6 +279,14 @@ def relabel(records: list[Record], split_of: Mapping[int, str]) -> list[Record]:
         dataclasses.replace(r, split=split_of[i]) if i in split_of else r
         for i, r in enumerate(records)
     ]
+
+
+def known_labels(records: Sequence[Record]) -> list[int]:
+    """The labels of records whose label is always known (splits stratify by them)."""
+    labels = [r.label for r in records]
+    if any(y is None for y in labels):  # a loader bug: a stratified set has no unknowns
+        raise AssertionError("stratified split over records with an unknown label")
+    return cast("list[int]", labels)
 
 
 def any_positive(values: Sequence[int | None]) -> int | None:

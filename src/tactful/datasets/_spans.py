@@ -94,16 +94,16 @@ def offsets_to_spans(
     uniq = sorted(set(offsets))
     kept = [o for o in uniq if 0 <= o < text_length]
     spans: list[Span] = []
-    start = prev = None
+    start = prev = -1  # offsets are >= 0: -1 means no run yet
     for o in kept:
-        if start is None:
+        if start < 0:
             start = prev = o
         elif o == prev + 1:
             prev = o
         else:
             spans.append(Span(start, prev + 1, label))
             start = prev = o
-    if start is not None:
+    if start >= 0:
         spans.append(Span(start, prev + 1, label))
     return tuple(spans), len(uniq) - len(kept)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._io import BINARY, SEED, Source, Table, relabel, rows
+from ._io import BINARY, SEED, Source, Table, known_labels, relabel, rows
 from ._record import Record
 from ._spec import DatasetSpec, dataset
 from ._splits import stratified_holdout
@@ -53,7 +53,7 @@ def _toxicchat_file(src: Source, rel: str, split: str) -> list[Record]:
 def _toxicchat(src: Source) -> Table:
     train = _toxicchat_file(src, TC_TRAIN, "train")
     test = _toxicchat_file(src, TC_TEST, "test")
-    kept, held = stratified_holdout([r.label for r in train], 0.1, SEED)
+    kept, held = stratified_holdout(known_labels(train), 0.1, SEED)
     train = relabel(train, {int(i): "dev" for i in held})
     n = len(train)
     return Table(
@@ -88,13 +88,13 @@ def _toxicchat_full(src: Source) -> Table:
     human = {r.id: r for r in _toxicchat_file(src, TC_TEST, "test")}
     df = src.read_csv(TC_ALL, ["conv_id", "user_input", "human_annotation", "jailbreaking"])
     out = []
-    for i, (cid, text, ha, jb) in enumerate(
+    for i, (cid, text, ha, jb_cell) in enumerate(
         zip(
             df["conv_id"], df["user_input"], df["human_annotation"], df["jailbreaking"], strict=True
         )
     ):
         is_human = src.binary(TC_ALL, i, ha, {"True": 1, "False": 0}) == 1
-        jb = src.binary(TC_ALL, i, jb, BINARY)
+        jb = src.binary(TC_ALL, i, jb_cell, BINARY)
         if is_human:
             if cid not in human:
                 raise src.error(

@@ -84,8 +84,8 @@ def rater_records(src: Source) -> list[Record]:
     for i, (a, typ, s, e) in enumerate(
         zip(spans["annotation"], spans["type"], spans["start"], spans["end"], strict=True)
     ):
-        label = RATER_TYPE_ALIASES.get(typ.strip().lower())
-        if label is None:
+        kind = RATER_TYPE_ALIASES.get(typ.strip().lower())
+        if kind is None:
             raise src.error(
                 TS_SPANS, f"unknown span type {typ!r} (known: {', '.join(RATER_SPAN_TYPES)})", i
             )
@@ -93,7 +93,7 @@ def rater_records(src: Source) -> list[Record]:
             start, end = int(s), int(e)
         except ValueError:
             raise src.error(TS_SPANS, f"start/end {s!r}/{e!r} are not integers", i) from None
-        by_ann.setdefault(a, []).append((start, end, label))
+        by_ann.setdefault(a, []).append((start, end, kind))
 
     raters: dict[str, list[str]] = {}
     votes: dict[str, list[int]] = {}
@@ -102,8 +102,8 @@ def rater_records(src: Source) -> list[Record]:
     ):
         raters.setdefault(cid, []).append(a)
         v = votes.setdefault(cid, [0, 0])
-        v[0] += src.binary(TS_ANNOTATIONS, i, all_t, tick)
-        v[1] += src.binary(TS_ANNOTATIONS, i, not_t, tick)
+        v[0] += src.binary(TS_ANNOTATIONS, i, all_t, tick) or 0
+        v[1] += src.binary(TS_ANNOTATIONS, i, not_t, tick) or 0
 
     out = []
     for cid, text in zip(comments["comment_id"], comments["comment_text"], strict=True):

@@ -150,8 +150,9 @@ def _tv_synopses(src: Source) -> Table:
         seen.add(tt)
         level = TV_RATING_LEVELS[rating]
         pg, pg13 = int(level == "pg"), int(level in ("pg", "pg13"))
-        show = show_of_run.get(run)
-        groups, subs = tags_of.get(show, (set(), [])) if show is not None else (set(), [])
+        show_name = show_of_run.get(run)
+        no_tags: tuple[set[str], list[str]] = (set(), [])
+        groups, subs = no_tags if show_name is None else tags_of.get(show_name, no_tags)
         out.append(
             Record(
                 tt,
@@ -161,7 +162,7 @@ def _tv_synopses(src: Source) -> Table:
                 {"pg_ok": pg, "pg13_ok": pg13},
                 groups=src.groups(_TAGS, None, groups),
                 sub_identities=tuple(subs),
-                meta={"show": show, "rating": rating, "file": fname},
+                meta={"show": show_name, "rating": rating, "file": fname},
             )
         )
     return Table.all_rows(out)

@@ -40,7 +40,7 @@ from .._params import (
 )
 from .._registry import register
 from .._types import Analysis, Span
-from ..align import align_tokens, replace_surrogates, trim_span
+from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError
 from ..normalize import normalize
 from ._texts import Configured, check_texts
@@ -72,7 +72,8 @@ def load_card(model_dir: str | Path | None = None) -> dict[str, Any]:
     """The model card (``card.json``) of a model folder."""
     path = Path(model_dir or default_model_dir()) / _CARD_NAME
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        card: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return card
     except FileNotFoundError:
         raise ModelError(f"No model card at {path}: the builtin model is not installed.") from None
     except (OSError, ValueError) as exc:
@@ -93,6 +94,18 @@ _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
 #: Operating points besides the heads: the comment-toxicity head's high-precision
 #: point that also flags (``offensive_or``) and the token head's (``span``).
 _EXTRA_THRESHOLDS = ("offensive_or", "span")
+
+
+#: What :meth:`BuiltinModerator.predict_arrays` returns, per text: sequence
+#: probabilities [H], token toxic probabilities [T], token type probabilities [T, K],
+#: the normalization, and the tokenizer offsets into the normalized text.
+_Arrays = tuple[
+    np.ndarray,
+    list[np.ndarray],
+    list[np.ndarray],
+    list[Normalized],
+    list[list[tuple[int, int]]],
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +236,7 @@ class BuiltinModerator(Configured):
         return th
 
     @cached_property
-    def _tokenizer(self):
+    def _tokenizer(self) -> Any:  # tokenizers.Tokenizer
         from tokenizers import Tokenizer
 
         path = self._dir / _TOKENIZER_NAME
@@ -235,7 +248,7 @@ class BuiltinModerator(Configured):
         return tok
 
     @cached_property
-    def _session(self):
+    def _session(self) -> Any:  # onnxruntime.InferenceSession
         import onnxruntime as ort
 
         path = self._dir / _ONNX_NAME
@@ -292,7 +305,7 @@ class BuiltinModerator(Configured):
                 return out
             start += step
 
-    def predict_arrays(self, texts: Sequence[str]):
+    def predict_arrays(self, texts: Sequence[str]) -> _Arrays:
         """Per text: (sequence probs [H], token toxic probs [T], token type probs [T, K], norm, offsets)."""
         sess = self._session  # first: a missing or tampered model fails before any work
         norms = [normalize(t) for t in texts]
@@ -321,7 +334,7 @@ class BuiltinModerator(Configured):
                 for b in range(0, len(ks), self.batch_size)
             ]
 
-        def run(ks: list[int]):
+        def run(ks: list[int]) -> list[np.ndarray]:
             group = [windows[k] for k in ks]
             n = max(len(w.ids) for w in group)
             ids = np.zeros((len(group), n), dtype=np.int64)
@@ -329,7 +342,8 @@ class BuiltinModerator(Configured):
             for r, w in enumerate(group):
                 ids[r, : len(w.ids)] = w.ids
                 mask[r, : len(w.ids)] = 1
-            return sess.run(None, {"input_ids": ids, "attention_mask": mask})
+            outputs: list[np.ndarray] = sess.run(None, {"input_ids": ids, "attention_mask": mask})
+            return outputs
 
         workers = min(self._threads, len(groups)) if self.batching == "text" else 1
         if workers > 1:
@@ -351,8 +365,8 @@ class BuiltinModerator(Configured):
     def _spans(
         self,
         text: str,
-        norm,
-        offsets,
+        norm: Normalized,
+        offsets: Sequence[tuple[int, int]],
         tox: np.ndarray,
         typ: np.ndarray,
         seq: np.ndarray,

@@ -149,7 +149,7 @@ def read_lexicon() -> Mapping[str, Any]:
         ``tactful/data/manifest.json``, or its format is not the one this module
         reads.
     """
-    doc = json.loads(read_bytes("lexicon.json"))
+    doc: dict[str, Any] = json.loads(read_bytes("lexicon.json"))
     if doc.get("format") != LEXICON_FORMAT:
         raise ModelError(
             f"tactful/data/lexicon.json has format {doc.get('format')!r}, expected {LEXICON_FORMAT}."
