@@ -15,6 +15,7 @@ from tactful.cli import app
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
 from tactful.moderators.builtin import (
     RUNTIME_REVISION,
+    SEQ_HEADS,
     BuiltinModerator,
     default_model_dir,
     load_card,
@@ -89,25 +90,11 @@ def test_parameters_are_checked_in_the_constructor(kwargs, name, rule):
 
 def test_one_forward_pass_answers_every_head(builtin):
     [a] = builtin.analyze(["you absolute idiot"])
-    assert set(a.scores) == {
-        "toxicity",
-        "offensive",
-        "insult",
-        "threat",
-        "identity_attack",
-        "profanity",
-    }
+    heads = ("toxicity", "offensive", "insult", "threat", "identity_attack", "profanity")
+    assert SEQ_HEADS == (*heads, "jailbreak", "delicate")
+    assert set(a.scores) == set(heads)
     assert a.jailbreak is not None and a.delicate is not None
-    assert set(a.flags) == {
-        "toxicity",
-        "offensive",
-        "insult",
-        "threat",
-        "identity_attack",
-        "profanity",
-        "jailbreak",
-        "delicate",
-    }
+    assert set(a.flags) == set(SEQ_HEADS)
 
 
 def test_insult_is_flagged_and_pointed_at(builtin):

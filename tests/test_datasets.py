@@ -311,14 +311,17 @@ def test_decode_bytes_literal():
     assert decode_bytes_literal("b'unterminated") == "b'unterminated"
 
 
-def test_unknown_group_in_a_file_is_a_one_line_data_error(tmp_path):
-    folder = tmp_path / "speech_suppression"
-    folder.mkdir()
-    (folder / "stormfront_with_identities.csv").write_text(
-        "Sentence,label,Big_identity,Sub_Identities\n"
-        "hello,0,Non-White,black\n"
-        "there,1,martians;women,x\n"
+def stormfront_file(folder: Path, *rows: str) -> Path:
+    """A speech-suppression Stormfront csv with these data rows, in ``folder``."""
+    (folder / "speech_suppression").mkdir()
+    (folder / "speech_suppression" / "stormfront_with_identities.csv").write_text(
+        "Sentence,label,Big_identity,Sub_Identities\n" + "".join(r + "\n" for r in rows)
     )
+    return folder
+
+
+def test_unknown_group_in_a_file_is_a_one_line_data_error(tmp_path):
+    stormfront_file(tmp_path, "hello,0,Non-White,black", "there,1,martians;women,x")
     with pytest.raises(DataError) as err:
         load_dataset("ss_stormfront", data_dir=tmp_path)
     assert str(err.value) == (
@@ -331,13 +334,7 @@ def test_unknown_group_in_a_file_is_a_one_line_data_error(tmp_path):
 
 
 def test_group_spellings_are_read_through_the_identity_vocabulary(tmp_path):
-    folder = tmp_path / "speech_suppression"
-    folder.mkdir()
-    (folder / "stormfront_with_identities.csv").write_text(
-        "Sentence,label,Big_identity,Sub_Identities\n"
-        "a,0,lgbt-related;Non-White;;non-white,gay; black;gay\n"
-        "b,1,,\n"
-    )
+    stormfront_file(tmp_path, "a,0,lgbt-related;Non-White;;non-white,gay; black;gay", "b,1,,")
     a, b = load_dataset("ss_stormfront", data_dir=tmp_path)
     assert (a.groups, a.sub_identities, a.labels["hate"]) == (
         ("non-white", "lgbt"),
