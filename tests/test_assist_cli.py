@@ -188,3 +188,44 @@ def test_probe_gender_and_identity_run_as_a_user_runs_them(tmp_path, data_dir):
         "probe_gender_flips.png",
         "probe_identity_auc.png",
     ]
+
+
+def test_in_sample_rows_give_one_warning_line(tmp_path, files):
+    import tactful
+    from tactful.evaluate import IN_SAMPLE_ADVICE, IN_SAMPLE_MESSAGE, TrainedTexts
+
+    class Trained:
+        name, version = "trained", "1"
+
+        def analyze(self, texts):
+            return tactful.load("lexicon").analyze(texts)
+
+        def config(self):
+            return {}
+
+        def trained_texts(self):
+            return TrainedTexts.from_texts(["you are an idiot"])
+
+    trial, _ = files
+    with tactful.temporary_registration("_h6_trained", Trained):
+        result = runner.invoke(
+            app,
+            [
+                "triage",
+                "-m",
+                "_h6_trained",
+                "--trial",
+                str(trial),
+                "--out",
+                str(tmp_path),
+                "--n-resamples",
+                "10",
+                "--json",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # stdout stays one JSON object
+    expected = IN_SAMPLE_MESSAGE.format(
+        n_in_sample=1, n=4, moderator="trained", extent="a partly", honest=IN_SAMPLE_ADVICE
+    )
+    assert result.stderr.strip() == f"warning: trial set {trial}: {expected}"

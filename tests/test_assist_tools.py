@@ -462,3 +462,25 @@ def test_public_surface():
     assert A.metrics.__all__ == sorted(A.metrics.__all__)
     with pytest.raises(AttributeError):
         A.no_such_name  # noqa: B018
+
+
+class TrainedWordModerator(WordModerator):
+    """WordModerator that says it was trained on "you idiot"."""
+
+    def trained_texts(self):
+        from tactful.evaluate import TrainedTexts
+
+        return TrainedTexts.from_texts(["you idiot"])
+
+
+def test_reports_count_in_sample_rows(tmp_path):
+    trial = write_csv(tmp_path / "t.csv", "text,label", "ok then,0", "you idiot,1", "fine,0")
+    report = A.triage(TrainedWordModerator(), trial=trial, new=trial, n_resamples=10)
+    assert report["in_sample"] == [
+        {"rows": f"trial set {trial}", "n": 3, "n_in_sample": 1},
+        {"rows": f"new rows {trial}", "n": 3, "n_in_sample": 1},
+    ]
+    assert A.report_tables(report)[-1].title == "in-sample rows: not test figures"
+    clean = A.triage(WordModerator(), trial=trial, n_resamples=10)
+    assert clean["in_sample"][0]["n_in_sample"] == 0
+    assert A.report_tables(clean)[-1].title != "in-sample rows: not test figures"

@@ -85,9 +85,14 @@ def _run(
 
 
 def _finish(report: dict[str, Any], out: Path, as_json: bool) -> None:
+    from ..evaluate import in_sample_warning
     from ._report import report_tables, write_report
 
     paths = write_report(report, out)
+    for entry in report["in_sample"]:
+        warning = in_sample_warning({**entry, "moderator": report["moderator"]["name"]})
+        if warning is not None:  # stderr: --json stays one object on stdout
+            typer.echo(f"warning: {entry['rows']}: {warning}", err=True)
     if as_json:
         sys.stdout.write(json.dumps(report, allow_nan=False, ensure_ascii=False) + "\n")
         return

@@ -13,7 +13,15 @@ from .._registry import Moderator
 from .._types import Analysis
 from ..errors import ConfigError
 
-__all__ = ["HEAD_MESSAGE", "Answers", "ask", "head_values", "moderator_block", "resolve_moderator"]
+__all__ = [
+    "HEAD_MESSAGE",
+    "Answers",
+    "ask",
+    "head_values",
+    "in_sample",
+    "moderator_block",
+    "resolve_moderator",
+]
 
 #: Message of a head the moderator has no opinion on.
 HEAD_MESSAGE = (
@@ -84,3 +92,15 @@ def head_values(analyses: Sequence[Analysis], head: str, moderator: str) -> Answ
             raise ConfigError(HEAD_MESSAGE.format(moderator=moderator, head=head))
         decisions[i], scores[i] = flag, score
     return decisions, scores
+
+
+def in_sample(moderator: Moderator, label: str, texts: Sequence[str]) -> dict[str, Any]:
+    """``{"rows", "n", "n_in_sample"}``: how many of ``texts`` the moderator was trained on.
+
+    Every report lists one such entry per set of texts it scores, so that a
+    figure measured on a model's own training texts is never taken for a test
+    figure (the CLI prints :func:`tactful.evaluate.in_sample_warning` for each).
+    """
+    from ..evaluate import in_sample_count
+
+    return {"rows": label, "n": len(texts), "n_in_sample": in_sample_count(moderator, texts)}

@@ -21,7 +21,7 @@ from .._types import Span
 from ..errors import ConfigError, DataError
 from ..metrics import bootstrap_ci
 from . import metrics as M
-from ._common import ask, head_values, moderator_block, resolve_moderator
+from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._rows import FORMATS, read_rows
 
 __all__ = ["Pair", "detox_eval", "load_pairs"]
@@ -255,6 +255,10 @@ def detox_eval(
             changed,
             **kw,
         )
+    report["in_sample"] = [
+        in_sample(mod, f"rewrites of {pairs!s}", [x.rewrite for x in chosen]),
+        in_sample(mod, f"sources of {pairs!s}", sources),
+    ]
     report["self_sim"] = report["ref_sim"] = None
     report["n_ref"] = 0
     if p["sim"]:

@@ -22,7 +22,7 @@ from .._params import Check, Constraints, Int, Nullable, PathLike, Str, StrList,
 from ..errors import DataError
 from ..metrics import bootstrap_ci, roc_auc
 from . import metrics as M
-from ._common import ask, head_values, moderator_block, resolve_moderator
+from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._countries import UN_MEMBER_STATES, in_prose
 
 __all__ = [
@@ -332,6 +332,10 @@ def probe_gender(
         "seed": seed,
         "n_detexd_texts": len(texts),
         "sets": blocks,
+        "in_sample": [
+            in_sample(mod, f"{name} texts", [t for pair in pairs for t in pair])
+            for name, pairs in sets.items()
+        ],
     }
 
 
@@ -390,6 +394,7 @@ def probe_country(
         "mean": float(s.mean()),
         "spread": float(s.max() - s.min()),
         "n_flagged": int(d.sum()),
+        "in_sample": [in_sample(mod, "country sentences", texts)],
         "top5": [r["country"] for r in rows[:5]],
         "bottom5": [r["country"] for r in rows[-5:][::-1]],
         "rows": rows,
@@ -486,6 +491,7 @@ def probe_identity(
             k: M.generalized_mean([r[k] for r in rows], -5.0)
             for k in ("subgroup_auc", "bpsn_auc", "bnsp_auc")
         },
+        "in_sample": [in_sample(mod, "jigsaw_bias templates", [r.text for r in records])],
         "rows": rows,
     }
 

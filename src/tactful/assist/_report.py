@@ -234,8 +234,17 @@ _TABLES: dict[str, Callable[[dict[str, Any]], list[ReportTable]]] = {
 
 
 def report_tables(report: dict[str, Any]) -> list[ReportTable]:
-    """The tables of a report, for the terminal and the HTML page."""
-    return _TABLES[report["command"]](report)
+    """The tables of a report, for the terminal and the HTML page.
+
+    A last table lists the scored rows the moderator was trained on, when any was.
+    """
+    tables = _TABLES[report["command"]](report)
+    seen = [e for e in report.get("in_sample", ()) if e["n_in_sample"]]
+    if seen:
+        rows = [(e["rows"], _num(e["n"]), _num(e["n_in_sample"])) for e in seen]
+        header = ("rows", "n", "in the moderator's training data")
+        tables.append(ReportTable("in-sample rows: not test figures", header, rows))
+    return tables
 
 
 # ------------------------------------------------------------------------- figures

@@ -19,7 +19,7 @@ from .._registry import Moderator
 from ..errors import DataError
 from ..metrics import bootstrap_ci
 from . import metrics as M
-from ._common import ask, head_values, moderator_block, resolve_moderator
+from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._rows import Rows, rows_from, write_rows
 
 __all__ = ["AUTO_FILE", "CURVE_POINTS", "HIST_BINS", "HUMAN_FILE", "triage"]
@@ -199,8 +199,11 @@ def triage(
             "histogram": _histogram(y, s),
         },
     }
+    report["in_sample"] = [in_sample(mod, f"trial set {trial_rows.source}", trial_rows.texts)]
     if new is not None:
-        report["new"] = _split(mod, rows_from(new, data_dir=data_dir), cut.threshold, p, progress)
+        new_rows = rows_from(new, data_dir=data_dir)
+        report["new"] = _split(mod, new_rows, cut.threshold, p, progress)
+        report["in_sample"].append(in_sample(mod, f"new rows {new_rows.source}", new_rows.texts))
     return report
 
 
