@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 import tactful
-from tactful.errors import DataError
+from tactful.errors import ConfigError, DataError
 from tactful.service import (
     EXPORT_COLUMNS,
     BackgroundServer,
@@ -200,50 +200,56 @@ def test_parse_csv_and_jsonl() -> None:
         ("7", "hello, you"),
         ("8", "multi\nline"),
     ]
-    jsonl = b'{"id": 1, "text": "a"}\n\n{"text": "b", "extra": true}\n{"id": "x9", "text": ""}\n'
+    jsonl = b'{"id": "a1", "text": "a"}\n\n{"id": 9, "text": "b", "extra": true}\n'
     assert parse_texts_file(jsonl, "needs_human.jsonl", max_chars=100) == [
-        ("1", "a"),
-        (None, "b"),
-        ("x9", ""),
+        ("a1", "a"),
+        ("9", "b"),
     ]
-    # No suffix: a file starting with "{" is JSONL, else CSV; a BOM is dropped.
-    assert parse_texts_file(b'{"text": "a"}', "upload", max_chars=9) == [(None, "a")]
-    assert parse_texts_file("\ufefftext\nb\n".encode(), "upload", max_chars=9) == [(None, "b")]
+    # Without ids, the row number; a BOM is dropped.
+    assert parse_texts_file("\ufefftext\nb\nc\n".encode(), "up.csv", max_chars=9) == [
+        ("0", "b"),
+        ("1", "c"),
+    ]
 
 
 @pytest.mark.parametrize(
-    ("data", "name", "message"),
+    ("data", "name", "error", "message"),
     [
-        (b"id,text\n1,caf\xe9\n", "f.csv", "f.csv is not valid UTF-8 (byte 0xe9 on line 2)."),
-        (b"id,body\n1,x\n", "f.csv", "f.csv must have a header row with a 'text' column"),
-        (
-            b'{"text": "a"}\n{"text": 3}\n',
-            "f.jsonl",
-            "Line 2 of f.jsonl must be a JSON object with a 'text' string.",
-        ),
-        (b'{"text": "a"}\n{oops\n', "f.jsonl", "Line 2 of f.jsonl is not valid JSON: "),
-        (b"text\n", "f.csv", "f.csv holds no texts."),
-        (b"", "f.jsonl", "f.jsonl holds no texts."),
+        (b"id,text\n1,caf\xe9\n", "f.csv", DataError, "f.csv:2: not UTF-8 text (byte 0xe9"),
+        (b"id,body\n1,x\n", "f.csv", DataError, "f.csv: row 0 has no text in column 'text'"),
+        (b'{"text": "a"}\n{"text": 3}\n', "f.jsonl", DataError, "f.jsonl: row 1 has no text"),
+        (b'{"text": "a"}\n{oops\n', "f.jsonl", DataError, "f.jsonl:2: not JSON"),
+        (b"id,text\n1,a\n1,b\n", "f.csv", DataError, "f.csv: the id '1' occurs more than once."),
+        (b"text\n", "f.csv", DataError, "f.csv holds no texts."),
+        (b"", "f.jsonl", DataError, "f.jsonl holds no texts."),
         (
             b"text\nshort\nmuch too long\n",
             "f.csv",
-            "The text on line 3 of f.csv has 13 characters (at most 10).",
+            DataError,
+            "f.csv: row 1 has 13 characters (at most 10).",
         ),
+        (b"text\na\n", "upload", ConfigError, "upload: unknown file type '(no suffix)'"),
     ],
     ids=[
         "non-utf8",
         "no-text-column",
         "text-not-str",
         "bad-json",
+        "repeated-id",
         "empty-csv",
         "empty-jsonl",
         "too-long",
+        "no-suffix",
     ],
 )
-def test_parse_errors_name_the_line(data: bytes, name: str, message: str) -> None:
-    with pytest.raises(DataError) as info:
+def test_parse_errors_name_the_file_and_line(
+    data: bytes, name: str, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
         parse_texts_file(data, name, max_chars=10)
-    assert str(info.value).removeprefix(f"[{DataError.code}] ").startswith(message)
+    text = str(info.value)
+    assert text.removeprefix(f"[{info.value.code}] ").startswith(message)  # type: ignore[attr-defined]
+    assert "tactful-upload-" not in text  # the temporary copy is not named
 
 
 # ------------------------------------------------------------------ through the server
@@ -289,9 +295,7 @@ def test_upload_queue_label_export_over_http(tmp_path: Path) -> None:
         assert missing.status_code == 404
         broken = httpx.post(srv.url + "/console/api/jobs?name=x.jsonl", content=b'{"text": 1}\n')
         assert broken.status_code == 400
-        assert broken.json()["error"]["message"] == (
-            "Line 1 of x.jsonl must be a JSON object with a 'text' string."
-        )
+        assert broken.json()["error"]["message"].startswith("x.jsonl: row 0 has no text")
         exported = httpx.get(srv.url + "/console/api/labels.csv")
         assert exported.headers["content-type"].startswith("text/csv")
         [row] = list(csv.DictReader(io.StringIO(exported.text)))

@@ -15,6 +15,7 @@ import json
 import os
 import socket
 import sqlite3
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from typing import Any
 
 from .._types import Analysis
 from ..align import replace_surrogates
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, TactfulError
 
 __all__ = [
     "EXPORT_COLUMNS",
@@ -401,80 +402,38 @@ def _decision(label: str, model_flagged: bool) -> str:
 def parse_texts_file(data: bytes, name: str, *, max_chars: int) -> list[tuple[str | None, str]]:
     """``(id, text)`` rows of an uploaded CSV or JSONL file.
 
-    CSV needs a header with a ``text`` column; JSONL needs one object with a
-    ``text`` string per line. ``id`` is optional in both (a triage
-    ``needs_human`` file has it). The kind comes from the name's suffix, else
-    from the first character (``{`` means JSONL).
+    The file is read by :func:`tactful.assist.read_rows`, the reader of the
+    triage's own files (so a ``needs_human`` file reads the same in both): CSV
+    with a header holding a ``text`` column, or JSON Lines with a ``text``
+    string per object; ``id`` optional (the row number otherwise); the suffix
+    of ``name`` picks the format.
 
     Raises
     ------
     DataError
-        With the line number, for bytes that are not UTF-8, a malformed line,
-        a missing ``text``, a text longer than ``max_chars`` or a file without
-        texts.
+        Bytes that are not UTF-8, a malformed line, a row without a text,
+        repeated ids, a text longer than ``max_chars``, a file without texts;
+        the message names the file and the line or row.
+    ConfigError
+        A name without a ``.csv``, ``.jsonl`` or ``.ndjson`` suffix.
     """
-    try:
-        content = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DataError(
-            f"{name} is not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line})."
-        ) from None
-    lower = name.lower()
-    if lower.endswith((".jsonl", ".ndjson", ".json")):
-        kind = "jsonl"
-    elif lower.endswith((".csv", ".tsv")):
-        kind = "csv"
-    else:
-        kind = "jsonl" if content.lstrip().startswith("{") else "csv"
-    rows = _parse_jsonl(content, name) if kind == "jsonl" else _parse_csv(content, name)
-    if not rows:
-        raise DataError(f"{name} holds no texts.")
-    for line, (_, text) in rows:
+    from ..assist import read_rows
+
+    base = Path(name).name or "upload"
+    with tempfile.TemporaryDirectory(prefix="tactful-upload-") as tmp:
+        path = Path(tmp) / base
+        path.write_bytes(data)
+        try:
+            rows = read_rows(path)
+        except TactfulError as exc:
+            # Name the file as the person knows it, not the temporary copy.
+            text = str(exc).removeprefix(f"[{exc.code}] ").replace(f"{tmp}{os.sep}", "")
+            raise (ConfigError if isinstance(exc, ConfigError) else DataError)(text) from None
+    if not rows.texts:
+        raise DataError(f"{base} holds no texts.")
+    for i, text in enumerate(rows.texts):
         if len(text) > max_chars:
             raise DataError(
-                f"The text on line {line} of {name} has {len(text):,} characters "
-                f"(at most {max_chars:,})."
+                f"{base}: row {i} has {len(text):,} characters (at most {max_chars:,})."
             )
-    return [r for _, r in rows]
-
-
-def _ext_id(value: Any) -> str | None:
-    if value is None or value == "":
-        return None
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def _parse_jsonl(content: str, name: str) -> list[tuple[int, tuple[str | None, str]]]:
-    rows = []
-    for line, raw in enumerate(content.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except ValueError as exc:
-            raise DataError(f"Line {line} of {name} is not valid JSON: {exc}.") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-            raise DataError(f"Line {line} of {name} must be a JSON object with a 'text' string.")
-        rows.append((line, (_ext_id(obj.get("id")), obj["text"])))
-    return rows
-
-
-def _parse_csv(content: str, name: str) -> list[tuple[int, tuple[str | None, str]]]:
-    delimiter = "\t" if name.lower().endswith(".tsv") else ","
-    reader = csv.DictReader(io.StringIO(content, newline=""), delimiter=delimiter)
-    rows = []
-    try:
-        if reader.fieldnames is None or "text" not in reader.fieldnames:
-            raise DataError(
-                f"{name} must have a header row with a 'text' column (and optionally 'id')."
-            )
-        for record in reader:
-            line = reader.line_num
-            text = record.get("text")
-            if text is None:
-                raise DataError(f"Line {line} of {name} has no 'text' field.")
-            rows.append((line, (_ext_id(record.get("id")), text)))
-    except csv.Error as exc:
-        raise DataError(f"Line {reader.line_num} of {name} is not valid CSV: {exc}.") from None
-    return rows
+    return list(zip(rows.ids, rows.texts, strict=True))
