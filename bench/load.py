@@ -298,6 +298,32 @@ def open_loop(port: int, bodies: list[bytes], rate: float, seconds: float) -> di
     return result
 
 
+# ----------------------------------------------------------------------------- baseline
+
+
+def model_alone(bodies: list[bytes], n: int) -> dict[str, Any]:
+    """CPU per text of ``builtin.analyze([text])`` in this process (the server's floor).
+
+    Measured in the same run as the server, so that on a busy machine both
+    are inflated alike and their ratio still says what the service adds.
+    """
+    import tactful
+
+    texts = [json.loads(b)["input"] for b in bodies[:n]]
+    mod = tactful.load("builtin", threads=1).load()
+    mod.analyze(texts[:5])
+    t0, c0 = time.perf_counter(), time.process_time()
+    for t in texts:
+        mod.analyze([t])
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    return {
+        "texts": len(texts),
+        "cpu_ms_per_text": 1000 * cpu / len(texts),
+        "wall_s": wall,
+        "loadavg_before": loadavg(),
+    }
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -337,12 +363,14 @@ def run_config(
             cpu0 = tree_cpu_seconds(server.proc.pid)
             r = closed_loop(server.url, bodies_path, conc, args.duration)
             r["server_cpu_s"] = tree_cpu_seconds(server.proc.pid) - cpu0
+            r["server_cpu_ms_per_request"] = 1000 * r["server_cpu_s"] / max(1, r["requests"])
             r["loadavg_before"] = load
             out["closed"].append(r)
             print(
                 f"{name:34s} closed c={conc:<3d} {r['rps']:7.1f} req/s  p50 {r['p50_ms']:7.1f} ms"
                 f"  p99 {r['p99_ms']:7.1f} ms  errors {r['errors']}  server cpu "
-                f"{r['server_cpu_s'] / args.duration:4.2f} cores  wrk cpu "
+                f"{r['server_cpu_s'] / args.duration:4.2f} cores "
+                f"({r['server_cpu_ms_per_request']:.1f} ms/request)  wrk cpu "
                 f"{r['generator_cpu_s'] / args.duration:4.2f}  (load {load})",
                 flush=True,
             )
@@ -372,6 +400,9 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=150.0, help="Open-loop arrivals per second.")
     ap.add_argument("--open-seconds", type=float, default=30.0, help="Open-loop duration.")
     ap.add_argument("--limit", type=int, default=None, help="Use only the first N prompts.")
+    ap.add_argument(
+        "--baseline", type=int, default=300, help="Prompts for the model-alone CPU figure."
+    )
     ap.add_argument("--json", type=Path, default=None, help="Write all figures here.")
     args = ap.parse_args()
     args.concurrency = [int(c) for c in args.concurrency.split(",")]
@@ -383,6 +414,12 @@ def main() -> None:
         print(
             f"{len(bodies)} ToxicChat test prompts in turn; {os.cpu_count()} CPUs; "
             f"load {loadavg()}",
+            flush=True,
+        )
+        base = model_alone(bodies, args.baseline)
+        print(
+            f"model alone (builtin, 1 thread, in-process): {base['cpu_ms_per_text']:.1f} ms CPU "
+            f"per text over the first {base['texts']} prompts (load {base['loadavg_before']})",
             flush=True,
         )
         results = []
