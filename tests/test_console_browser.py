@@ -102,7 +102,9 @@ def analyze_in_console(page: Any, texts: Sequence[str]) -> None:
     page.fill("#texts", "\n".join(texts))
     page.click("#analyze-btn")
     page.wait_for_function(
-        "n => document.querySelectorAll('#results tbody tr').length === n", arg=len(texts)
+        "n => document.querySelectorAll('#results tbody tr').length === n",
+        arg=len(texts),
+        timeout=120_000,  # a busy machine
     )
 
 
@@ -130,7 +132,9 @@ def test_spans_are_highlighted_at_the_right_characters(
         page.goto(srv.url + "/")
         page.wait_for_selector("#model option", state="attached")
         analyze_in_console(page, texts)
-        expected = httpx.post(srv.url + "/v1/analyze", json={"input": texts}).json()["results"]
+        expected = httpx.post(srv.url + "/v1/analyze", json={"input": texts}, timeout=120).json()[
+            "results"
+        ]
         assert expected[0]["spans"] and expected[1]["spans"]  # the model does find them
         cells = page.query_selector_all("#results tbody td.text")
         for text, cell, want in zip(texts, cells, expected, strict=True):

@@ -242,7 +242,9 @@ def test_input_shapes(server: BackgroundServer) -> None:
 
 
 def test_analyze_returns_full_analyses(server: BackgroundServer) -> None:
-    resp = httpx.post(server.url + "/v1/analyze", json={"input": TEXTS, "model": "builtin"}).json()
+    resp = httpx.post(
+        server.url + "/v1/analyze", json={"input": TEXTS, "model": "builtin"}, timeout=120
+    ).json()
     mod = tactful.load("builtin")
     assert resp["model"] == "builtin" and resp["version"] == mod.version
     assert resp["results"] == [a.to_dict() for a in mod.analyze(TEXTS)]
