@@ -80,22 +80,9 @@ def artifacts(tmp_path: Path) -> Path:
     return folder
 
 
-def wait_ready(url: str) -> None:
-    for _ in range(2400):
-        try:
-            if httpx.get(url + "/readyz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("not ready")
-
-
 def start(labels: Path, *moderators: str) -> BackgroundServer:
     srv = BackgroundServer(create_app(ServiceSettings(moderators=moderators, labels=labels)))
-    srv.start()
-    wait_ready(srv.url)
-    return srv
+    return srv.start().wait_ready()
 
 
 def analyze_in_console(page: Any, texts: Sequence[str]) -> None:
@@ -299,7 +286,7 @@ def test_the_console_asks_for_an_api_key_when_the_server_wants_one(
         moderators=("lexicon",), labels=tmp_path / "l.sqlite", api_keys_env="TEST_CONSOLE_KEYS"
     )
     with BackgroundServer(create_app(settings)) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         page.goto(srv.url + "/")
         page.wait_for_selector("#key-box", state="visible")
         assert "API key is required" in page.text_content("#error")

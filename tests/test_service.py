@@ -170,7 +170,7 @@ def free_port() -> int:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
     tmp = tmp_path_factory.mktemp("service")
     with serve(tmp, moderators=("lexicon", "builtin")) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         yield srv
 
 
@@ -387,7 +387,7 @@ def test_lone_surrogates_are_answered_with_offsets_into_the_text(
 
 def test_limits_on_texts(tmp_path: Path) -> None:
     with serve(tmp_path, moderators=("lexicon",), max_texts=3, max_chars=10) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         url = srv.url + "/v1/moderations"
         many = httpx.post(url, json={"input": ["a"] * 4})
         assert many.status_code == 400
@@ -415,7 +415,7 @@ def test_overload_answers_503_with_retry_after(tmp_path: Path, gated: None) -> N
         max_batch=2,
         max_wait_ms=0,
     ) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         url = srv.url + "/v1/moderations"
         service = srv.app.state.tactful
         with ThreadPoolExecutor(8) as pool:
@@ -454,7 +454,7 @@ def test_not_ready_until_loaded(tmp_path: Path, gated: None) -> None:
         assert early.status_code == 503
         assert error_of(early)["message"] == NOT_READY_MESSAGE
         gate.set()
-        wait_ready(srv.url)
+        srv.wait_ready()
         assert httpx.post(srv.url + "/v1/moderations", json={"input": "hi"}).status_code == 200
 
 
@@ -464,7 +464,7 @@ def test_a_bug_is_a_json_500_and_the_server_keeps_serving(
     with tactful.temporary_registration("test-buggy", BuggyModerator):
         srv = serve(tmp_path, moderators=("test-buggy",))
     with srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         url = srv.url + "/v1/moderations"
         resp = httpx.post(url, json={"input": ["a bug"]})
         assert resp.status_code == 500
@@ -481,7 +481,7 @@ def test_a_bug_is_a_json_500_and_the_server_keeps_serving(
 def test_api_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEST_TACTFUL_KEYS", "alice:k-alice-123,bob:k:bob:456")
     with serve(tmp_path, moderators=("lexicon",), api_keys_env="TEST_TACTFUL_KEYS") as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         url = srv.url + "/v1/moderations"
         missing = httpx.post(url, json={"input": "hi"})
         assert missing.status_code == 401
@@ -529,7 +529,7 @@ def test_api_keys_env_must_be_set(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 def test_answers_do_not_depend_on_batch_mates(tmp_path: Path) -> None:
     # A long max_wait makes concurrent requests share model calls.
     with serve(tmp_path, moderators=("builtin",), max_wait_ms=200, max_batch=64) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         url = srv.url + "/v1/analyze"
         alone = {t: httpx.post(url, json={"input": [t]}, timeout=60).json() for t in TEXTS}
         batcher = srv.app.state.tactful.batcher("builtin")
@@ -548,7 +548,7 @@ def test_answers_do_not_depend_on_batch_mates(tmp_path: Path) -> None:
 
 def test_micro_batching_off_makes_one_call_per_request(tmp_path: Path) -> None:
     with serve(tmp_path, moderators=("lexicon",), micro_batching=False, max_wait_ms=200) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         url = srv.url + "/v1/moderations"
         with ThreadPoolExecutor(8) as pool:
             codes = list(
@@ -569,7 +569,7 @@ def test_texts_are_logged_only_when_asked(
     secret = "my-very-private-text-7731"
     caplog.set_level(logging.DEBUG)
     with serve(tmp_path, moderators=("lexicon",), log_texts=log_texts) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         httpx.post(srv.url + "/v1/moderations", json={"input": secret})
         httpx.post(srv.url + "/v1/moderations", json={"input": [secret, 3]})
     logged = "\n".join(r.getMessage() for r in caplog.records)

@@ -36,17 +36,6 @@ def analyzed(texts: list[str]) -> list[tactful.Analysis]:
     return LEX.analyze(texts)
 
 
-def wait_ready(url: str) -> None:
-    for _ in range(1200):
-        try:
-            if httpx.get(url + "/readyz").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("not ready")
-
-
 def wait_job(url: str, job_id: int) -> dict[str, object]:
     for _ in range(1200):
         job = httpx.get(f"{url}/console/api/jobs/{job_id}").json()
@@ -265,7 +254,7 @@ def test_upload_queue_label_export_over_http(tmp_path: Path) -> None:
     ]
     body = "".join(json.dumps(r) + "\n" for r in rows).encode()
     with BackgroundServer(app) as srv:
-        wait_ready(srv.url)
+        srv.wait_ready()
         job = httpx.post(srv.url + "/console/api/jobs?name=needs_human.jsonl", content=body)
         assert job.status_code == 202
         done = wait_job(srv.url, job.json()["id"])
@@ -312,7 +301,7 @@ def test_needs_human_file_is_queued_at_start_once(tmp_path: Path) -> None:
     )
     for _ in range(2):  # a restart does not queue the file twice
         with BackgroundServer(create_app(settings)) as srv:
-            wait_ready(srv.url)
+            srv.wait_ready()
             for _ in range(200):
                 queue = httpx.get(srv.url + "/console/api/queue").json()["items"]
                 if len(queue) == 2:

@@ -61,6 +61,26 @@ class BackgroundServer:
         self.port = self._server.servers[0].sockets[0].getsockname()[1]
         return self
 
+    def wait_ready(self, timeout: float = 300.0) -> Self:
+        """Wait until ``/readyz`` answers 200 (every moderator loaded).
+
+        Raises
+        ------
+        TimeoutError
+            If it does not within ``timeout`` seconds.
+        """
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/readyz", timeout=10).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise TimeoutError(f"{self.url} was not ready within {timeout} s.")
+
     def stop(self) -> None:
         """Stop serving (lifespan shutdown included) and wait for the thread."""
         self._server.should_exit = True
