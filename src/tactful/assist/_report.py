@@ -100,7 +100,7 @@ def _triage_tables(r: dict[str, Any]) -> list[ReportTable]:
             f"{100 * t['toxic_rate']:.2f} %",
             f"≤ {100 * r['safe_rate']:g} %",
         ),
-        ("toxic items missed", *_ci(ci["n_missed"], 1)),
+        ("toxic items missed", *_ci(ci["n_missed"], 0)),
         ("share of toxic items missed", *_pct_ci(ci["miss_rate"])),
         ("rows / toxic", f"{t['n']:,} / {t['n_toxic']:,}", ""),
     ]
@@ -117,7 +117,7 @@ def _triage_tables(r: dict[str, Any]) -> list[ReportTable]:
             rows += [
                 ("human work saved (share auto)", *_pct_ci(o["ci"]["share_auto"])),
                 ("toxic rate among auto", *_pct_ci(o["ci"]["toxic_rate"])),
-                ("toxic items missed", *_ci(o["ci"]["n_missed"], 1)),
+                ("toxic items missed", *_ci(o["ci"]["n_missed"], 0)),
                 ("share of toxic items missed", *_pct_ci(o["ci"]["miss_rate"])),
             ]
         for stem, path in new.get("files", {}).items():

@@ -33,8 +33,12 @@ def _load() -> tuple[Any, Any]:
         from transformers import AutoModel, AutoTokenizer
     except ImportError as exc:
         raise ConfigError(SIM_EXTRA_MESSAGE.format(missing=exc.name or "a module")) from None
+    from transformers.utils import logging as hf_logging
+
     from ..train import encoder_dir
 
+    # transformers draws its own bar while loading weights; ours is the one a user sees.
+    hf_logging.disable_progress_bar()
     path = str(encoder_dir("minilm"))
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path)
