@@ -566,22 +566,13 @@ def test_same_figures_as_before_the_split(tmp_path: Path):
 
 
 def test_audit_views_are_declared_once_beside_the_data_sets():
-    try:
-        from tactful.datasets import (
-            AuditView,
-            AuditViews,
-            audit_dataset_names,
-            audit_families,
-            register_audit_views,
-        )
-    except ImportError:  # until tactful.datasets exports them (asked of its owner)
-        from tactful.datasets._audit_views import (
-            AuditView,
-            AuditViews,
-            audit_dataset_names,
-            audit_families,
-            register_audit_views,
-        )
+    from tactful.datasets import (
+        AuditView,
+        AuditViews,
+        audit_dataset_names,
+        audit_families,
+        register_audit_views,
+    )
 
     assert audit_families() == {
         "traditional": (

@@ -18,15 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from ..datasets import audit_families, audit_views
 from ..errors import ConfigError, DataError, MissingDataError, UnknownNameError
 from ..store import ResultStore, code_fingerprint, text_sha256
 from ._progress import Progress
 from ._schema import Skipped
-
-try:
-    from ..datasets import audit_families, audit_views
-except ImportError:  # pragma: no cover - until tactful.datasets exports them (shim)
-    from ..datasets._audit_views import audit_families, audit_views
 
 __all__ = ["AuditSet", "audit_family_names", "build_audit_sets", "group_names", "resolve_datasets"]
 
