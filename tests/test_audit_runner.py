@@ -679,21 +679,16 @@ def test_cli_options_reach_the_moderators_and_the_store_is_where_asked(fake_data
 
     runner = CliRunner()
     out, store = tmp_path / "cli", tmp_path / "elsewhere.sqlite"
+    two = ["audit", "-m", "thresholded", "-m", "random", "--out", str(out)]
     with tactful.temporary_registration("thresholded", Thresholded):
         result = runner.invoke(
             app,
             [
-                "audit",
-                "-m",
-                "thresholded",
-                "-m",
-                "random",
+                *two,
                 "-O",
                 "thresholded.threshold=0.25",
                 "--datasets",
                 "ss_stormfront",
-                "--out",
-                str(out),
                 "--store",
                 str(store),
                 "--engine",
@@ -709,20 +704,7 @@ def test_cli_options_reach_the_moderators_and_the_store_is_where_asked(fake_data
         assert report["moderators"][0]["config"] == {"threshold": 0.25}
         assert store.exists() and not (out / "store.sqlite").exists()
 
-        ambiguous = runner.invoke(
-            app,
-            [
-                "audit",
-                "-m",
-                "thresholded",
-                "-m",
-                "random",
-                "-O",
-                "threshold=0.25",
-                "--out",
-                str(out),
-            ],
-        )
+        ambiguous = runner.invoke(app, [*two, "-O", "threshold=0.25"])
     assert ambiguous.exit_code == 2
     assert ambiguous.stderr.startswith("error: [T010] -O threshold=0.25 is ambiguous")
     assert ambiguous.stderr.count("\n") == 1
