@@ -427,7 +427,9 @@ class IdentityTagger:
     The constructor only stores its argument; the lexicon is read and compiled on the
     first call to :meth:`tag` or :meth:`tag_many`. Tagging is a dictionary lookup per
     word (one set intersection per text, plus a scan for texts holding the first word
-    of a multi-word term), so it runs at tens of thousands of texts per second.
+    of a multi-word term): about 19,000 texts per second on the Stormfront sentences
+    and 2,300-2,700 on the longer OpenAI moderation prompts (best of five ``tag_many`` runs,
+    one process on this 2-core machine).
 
     Examples
     --------
