@@ -175,7 +175,8 @@ def word_spans(text: str, *, symbols: str = "", joiners: str = JOINERS) -> list[
     >>> text = "Don't f*ck with id\\u200biot_s!"
     >>> [text[s:e] for s, e in word_spans(text)]
     ["Don't", 'f*ck', 'with', 'id\\u200biot', 's']
-    >>> [text[s:e] for s, e in word_spans("sh!t, @ss", symbols=WORD_SYMBOLS, joiners="")]
+    >>> text = "sh!t, @ss"
+    >>> [text[s:e] for s, e in word_spans(text, symbols=WORD_SYMBOLS, joiners="")]
     ['sh!t', '@ss']
     """
     pattern, classes = _rules(symbols, joiners)
