@@ -18,37 +18,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .._options import DataDirOpt, JsonOpt, ModeratorOpt, OptionOpt, StoreOpt, parse_options
+
 __all__ = ["detox_eval_command", "probe_app", "triage_command"]
 
-ModeratorOpt = Annotated[
-    str,
-    typer.Option("--moderator", "-m", help="Registered moderator name (see `tactful moderators`)."),
-]
-OptionOpt = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-O", metavar="KEY=VALUE", help="Moderator option; repeatable."),
-]
 HeadOpt = Annotated[
     str,
     typer.Option(help="The head whose decision and score count: toxicity, delicate, insult, ..."),
-]
-StoreOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--store",
-        help="SQLite result store: answers kept once, runs resumable.",
-        dir_okay=False,
-        show_default=False,
-    ),
-]
-DataDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        help="Data folder. Default: $TACTFUL_DATA, else ../shared/data from the working directory.",
-        file_okay=False,
-        show_default=False,
-    ),
 ]
 ResamplesOpt = Annotated[
     int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples per 95 % interval.")
@@ -57,12 +33,9 @@ SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Seed of samples and
 OutOpt = Annotated[
     Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")]
 
 
 def _options(values: list[str] | None, moderator: str) -> dict[str, Any]:
-    from .._options import parse_options
-
     return parse_options(values or [], [moderator])[moderator]
 
 
