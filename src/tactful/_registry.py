@@ -42,8 +42,12 @@ class Moderator(Protocol):
         out, so changing a timeout reuses the stored answers.
     """
 
-    name: str
-    version: str
+    # Read-only in the protocol: a class attribute or a property both satisfy it.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
 
     def analyze(self, texts: Sequence[str]) -> list[Analysis]: ...
 

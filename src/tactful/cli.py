@@ -34,8 +34,10 @@ from ._options import (
     StoreOpt,
     opened_store,
 )
-from .audit._cli import audit_command
+from .assist import detox_eval_command, probe_app, triage_command
+from .audit import audit_command
 from .errors import MissingDataError, TactfulError
+from .service import serve_command
 from .train import train_app
 
 __all__ = ["app", "main"]
@@ -49,7 +51,8 @@ class _TactfulGroup(TyperGroup):
     so that ``CliRunner`` tests see exactly what a user sees.
     """
 
-    def invoke(self, ctx: click.Context) -> Any:
+    # ``Any``: typer ships its own copy of click, whose Context is not ``click.Context``.
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except TactfulError as err:
@@ -70,7 +73,6 @@ app = typer.Typer(
 
 _out = Console(highlight=False)
 _err = Console(stderr=True, highlight=False)
-
 
 
 def _print_json(obj: Any) -> None:
@@ -322,6 +324,9 @@ def moderators() -> None:
 # ------------------------------------------------------------------ builtin model
 
 
+app.add_typer(train_app, name="train")
+
+
 @app.command("model-card")
 def model_card(as_json: JsonOpt = False) -> None:
     """Show the builtin model's card: data, sizes, thresholds, hashes and measured figures."""
@@ -334,7 +339,9 @@ def model_card(as_json: JsonOpt = False) -> None:
     table = Table(title=f"tactful builtin model {card.get('version', '?')}", show_header=False)
     for key in ("base_model", "architecture", "runtime"):
         table.add_row(key, str(card.get(key, "")))
-    table.add_row("thresholds", ", ".join(f"{k}={v}" for k, v in card.get("thresholds", {}).items()))
+    table.add_row(
+        "thresholds", ", ".join(f"{k}={v}" for k, v in card.get("thresholds", {}).items())
+    )
     for name, digest in card.get("sha256", {}).items():
         table.add_row(f"sha256 {name}", digest)
     _out.print(table)
@@ -351,10 +358,9 @@ def main() -> None:
     app(prog_name="tactful")
 
 
-app.command("audit")(audit_command)
 # Faces defined beside their libraries register here, one line each.
-app.add_typer(train_app, name="train")
-app.command("serve")(__import__("tactful.service._cli", fromlist=["serve_command"]).serve_command)
-app.command("triage")(__import__("tactful.assist._cli", fromlist=["_"]).triage_command)
-app.command("detox-eval")(__import__("tactful.assist._cli", fromlist=["_"]).detox_eval_command)
-app.add_typer(__import__("tactful.assist._cli", fromlist=["_"]).probe_app, name="probe")
+app.command("audit")(audit_command)
+app.command("serve")(serve_command)
+app.command("triage")(triage_command)
+app.command("detox-eval")(detox_eval_command)
+app.add_typer(probe_app, name="probe")

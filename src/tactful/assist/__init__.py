@@ -25,6 +25,9 @@ from typing import Any
 # Names are imported on first use (PEP 562): `tactful.cli` imports this package to
 # register its commands, and pandas/matplotlib must not load for `tactful check`.
 _WHERE = {
+    "detox_eval_command": "._cli",
+    "probe_app": "._cli",
+    "triage_command": "._cli",
     "UN_MEMBER_STATES": "._countries",
     "Pair": "._detox",
     "detox_eval": "._detox",
@@ -81,12 +84,14 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "SIM_EXTRA_MESSAGE",
     "UN_MEMBER_STATES",
     "detox_eval",
+    "detox_eval_command",
     "embed",
     "figures",
     "gender_swap",
     "identity_terms",
     "load_pairs",
     "metrics",
+    "probe_app",
     "probe_country",
     "probe_gender",
     "probe_identity",
@@ -95,6 +100,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "report_tables",
     "rows_from",
     "triage",
+    "triage_command",
     "write_report",
     "write_rows",
 ]

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 # CLI through this package, and FastAPI takes seconds to import, which no other
 # command should pay for.
 _WHERE = {
+    "serve_command": "._cli",
     "Service": "._app",
     "app_from_env": "._app",
     "create_app": "._app",
@@ -93,4 +94,5 @@ __all__ = [
     "moderation_result",
     "parse_texts_file",
     "read_api_keys",
+    "serve_command",
 ]
