@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -124,8 +125,13 @@ class Server:
         if workers > 1:
             cmd += ["-O", "threads=1"]  # one core per process
         self.url = f"http://127.0.0.1:{port}"
+        # A session of its own: stop() can end the uvicorn workers with their parent.
         self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
 
     def wait_ready(self, timeout: float = 180) -> None:
@@ -146,8 +152,11 @@ class Server:
         try:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            pass
+        # Whatever is left of the server's session (workers, their resource tracker).
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
 
 
 # ----------------------------------------------------------------------------- closed loop
