@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +16,7 @@ from ...errors import RemoteResponseError
 from .._texts import check_texts
 from ._http import MissingKeyError, RemoteHTTP
 
-__all__ = ["RUNTIME_OPTIONS", "RemoteModerator", "given", "is_url", "unit_score"]
+__all__ = ["RUNTIME_OPTIONS", "RemoteModerator", "is_url", "unit_score"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -26,18 +27,11 @@ RUNTIME_OPTIONS: frozenset[str] = frozenset(
     {"api_key_env", "batch_size", "concurrency", "max_retries", "qps", "retry_backoff", "timeout"}
 )
 
+#: Keywords that hand a moderator an object (tests inject an HTTP client), not options.
+INJECTED: tuple[str, ...] = ("client", "transport")
+
 #: What ``raw`` says for a text that was not sent.
 BLANK_RAW: Mapping[str, str] = {"skipped": "blank text: not sent"}
-
-
-def given(values: dict[str, Any]) -> dict[str, Any]:
-    """A subclass constructor's ``locals()`` as keyword arguments of :class:`RemoteModerator`.
-
-    Subclasses keep explicit keyword-only signatures (documented, typed, and
-    listed when ``-O`` names an unknown option) and pass them on with
-    ``super().__init__(**given(locals()))`` instead of naming each one twice.
-    """
-    return {k: v for k, v in values.items() if k not in ("self", "__class__")}
 
 
 def is_url(value: Any) -> bool:
@@ -58,7 +52,8 @@ class RemoteModerator:
     """Base of the remote moderators: shared parameters, the key and the HTTP client.
 
     Subclasses set :attr:`name`, :attr:`version`, their own
-    ``_parameter_constraints`` (extending :attr:`COMMON_CONSTRAINTS`), the key's
+    ``_parameter_constraints`` (extending :attr:`COMMON_CONSTRAINTS`), their
+    options' defaults in :attr:`DEFAULTS`, the key's
     header in :meth:`_auth_headers`, the category names in :meth:`score_keys`,
     and either :meth:`_analyze_one` (one request per text) or
     :meth:`_analyze_sent` (their own batching).
@@ -93,16 +88,37 @@ class RemoteModerator:
     }
     _parameter_constraints: ClassVar[Constraints] = COMMON_CONSTRAINTS
 
+    #: Option -> default, in the order of the constructor's keyword-only signature.
+    #: Each adapter sets its own; the class's ``__signature__`` is made from it (plus
+    #: ``client`` and ``transport``), so ``tactful.load`` lists and checks the options.
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {}
+    __signature__: ClassVar[inspect.Signature]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+                for name, default in [*cls.DEFAULTS.items(), *dict.fromkeys(INJECTED).items()]
+            ]
+        )
+
     def __init__(
         self,
         *,
         client: httpx.Client | None = None,
         transport: httpx.BaseTransport | None = None,
-        **params: Any,
+        **options: Any,
     ) -> None:
+        for option in options:
+            if option not in self.DEFAULTS:
+                raise TypeError(
+                    f"{type(self).__name__}() got an unexpected keyword argument {option!r}"
+                )
+        params = {name: options.get(name, default) for name, default in self.DEFAULTS.items()}
         checked = validate_params(type(self).__name__, self._parameter_constraints, **params)
         missing = set(self._parameter_constraints) - set(checked)
-        if missing:  # a subclass forgot to pass one of its parameters: a bug, not a user error
+        if missing:  # a subclass's DEFAULTS lack one of its parameters: a bug, not a user error
             raise TypeError(f"{type(self).__name__} did not set {sorted(missing)}.")
         for param, value in checked.items():
             setattr(self, param, value)

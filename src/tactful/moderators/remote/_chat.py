@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import httpx
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from ..._params import Constraints, OneOf, Str, check_param
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
-from ._base import given
 from ._guard import Completion, VerdictModerator, first_word
 
 __all__ = [
@@ -78,39 +76,37 @@ class ChatModerator(VerdictModerator):
         "anthropic_version": Str(nonempty=True),
     }
 
-    def __init__(
-        self,
-        *,
-        provider: str = "openai",
-        base_url: str | None = None,
-        model: str | None = None,
-        api_key_env: str | None = None,
-        prompt: str = DEFAULT_MODERATION_PROMPT,
-        threshold: float | None = None,
-        logprobs: bool = False,
-        top_logprobs: int = 5,
-        max_tokens: int = 5,
-        anthropic_version: str = "2023-06-01",
-        timeout: float = 60.0,
-        max_retries: int = 4,
-        retry_backoff: float = 1.0,
-        qps: float | None = None,
-        concurrency: int = 4,
-        batch_size: int = 1,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        provider = check_param(
-            type(self).__name__, "provider", provider, self._parameter_constraints["provider"]
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "provider": "openai",
+        "base_url": None,
+        "model": None,
+        "api_key_env": None,
+        "prompt": DEFAULT_MODERATION_PROMPT,
+        "threshold": None,
+        "logprobs": False,
+        "top_logprobs": 5,
+        "max_tokens": 5,
+        "anthropic_version": "2023-06-01",
+        "timeout": 60.0,
+        "max_retries": 4,
+        "retry_backoff": 1.0,
+        "qps": None,
+        "concurrency": 4,
+        "batch_size": 1,
+    }
+
+    def __init__(self, **options: Any) -> None:
+        options["provider"] = provider = check_param(
+            type(self).__name__,
+            "provider",
+            options.get("provider", self.DEFAULTS["provider"]),
+            self._parameter_constraints["provider"],
         )
         # None takes the provider's default (config() then reports the value in force).
-        base_url, model, api_key_env = (
-            default if value is None else value
-            for value, default in zip(
-                (base_url, model, api_key_env), CHAT_PROVIDERS[provider], strict=True
-            )
-        )
-        super().__init__(**given(locals()))
+        for key, default in zip(("base_url", "model", "api_key_env"), CHAT_PROVIDERS[provider]):
+            if options.get(key) is None:
+                options[key] = default
+        super().__init__(**options)
 
     provider: str
     prompt: str

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import httpx
 
 from ..._params import Constraints, Float, Nullable, OneOf, Str, StrList
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
-from ._base import RemoteModerator, given, unit_score
+from ._base import RemoteModerator, unit_score
 
 __all__ = ["GOOGLE_CATEGORIES", "GoogleModerator"]
 
@@ -82,27 +81,22 @@ class GoogleModerator(RemoteModerator):
         "threshold": Float(0, 1),
     }
 
-    def __init__(
-        self,
-        *,
-        base_url: str = "https://language.googleapis.com",
-        api_version: str = "v2",
-        model: str = "moderate-text",
-        model_version: str | None = None,
-        language: str | None = None,
-        flag_categories: list[str] | tuple[str, ...] = ("Toxic",),
-        threshold: float = 0.5,
-        api_key_env: str | None = "GOOGLE_API_KEY",
-        timeout: float = 30.0,
-        max_retries: int = 4,
-        retry_backoff: float = 0.5,
-        qps: float | None = None,
-        concurrency: int = 4,
-        batch_size: int = 1,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(**given(locals()))
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "base_url": "https://language.googleapis.com",
+        "api_version": "v2",
+        "model": "moderate-text",
+        "model_version": None,
+        "language": None,
+        "flag_categories": ("Toxic",),
+        "threshold": 0.5,
+        "api_key_env": "GOOGLE_API_KEY",
+        "timeout": 30.0,
+        "max_retries": 4,
+        "retry_backoff": 0.5,
+        "qps": None,
+        "concurrency": 4,
+        "batch_size": 1,
+    }
 
     api_version: str
     model_version: str | None

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import httpx
 
 from ..._params import Constraints, OneOf
 from ..._registry import register
 from ..._types import Analysis
-from ._base import given
 from ._guard import GuardModerator, first_word
 
 __all__ = ["GRANITE_RISKS", "GraniteGuardianModerator", "granite_guardian_prompt"]
@@ -130,30 +128,13 @@ class GraniteGuardianModerator(GuardModerator):
         "risk": OneOf(list(GRANITE_RISKS)),
     }
 
-    def __init__(
-        self,
-        *,
-        base_url: str = "http://127.0.0.1:8000/v1",
-        model: str = "ibm-granite/granite-guardian-3.1-2b",
-        risk: str = "harm",
-        endpoint: str = "chat",
-        target: str = "prompt",
-        user_prompt: str = "",
-        threshold: float | None = None,
-        logprobs: bool = True,
-        top_logprobs: int = 5,
-        max_tokens: int = MAX_TOKENS,
-        api_key_env: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 4,
-        retry_backoff: float = 0.5,
-        qps: float | None = None,
-        concurrency: int = 4,
-        batch_size: int = 1,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(**given(locals()))
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "model": "ibm-granite/granite-guardian-3.1-2b",
+        "risk": "harm",
+        **GuardModerator.GUARD_DEFAULTS,
+        "max_tokens": MAX_TOKENS,
+    }
 
     risk: str
 

@@ -261,6 +261,25 @@ class GuardModerator(VerdictModerator):
     }
     _parameter_constraints: ClassVar[Constraints] = GUARD_CONSTRAINTS
 
+    #: The defaults every guard shares (after its own ``base_url``, ``model`` and
+    #: options); a guard spreads them into its :attr:`DEFAULTS` and sets ``max_tokens``.
+    GUARD_DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "endpoint": "chat",
+        "target": "prompt",
+        "user_prompt": "",
+        "threshold": None,
+        "logprobs": True,
+        "top_logprobs": 5,
+        "max_tokens": MAX_TOKENS,
+        "api_key_env": None,
+        "timeout": 60.0,
+        "max_retries": 4,
+        "retry_backoff": 0.5,
+        "qps": None,
+        "concurrency": 4,
+        "batch_size": 1,
+    }
+
     endpoint: str
     target: str
     user_prompt: str

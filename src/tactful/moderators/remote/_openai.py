@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import httpx
 
 from ..._params import Constraints
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
-from ._base import RemoteModerator, given, unit_score
+from ._base import RemoteModerator, unit_score
 
 __all__ = [
     "OMNI_CATEGORIES",
@@ -75,22 +74,17 @@ class OpenAIModerator(RemoteModerator):
     version = "1"
     _parameter_constraints: ClassVar[Constraints] = RemoteModerator.COMMON_CONSTRAINTS
 
-    def __init__(
-        self,
-        *,
-        base_url: str = "https://api.openai.com/v1",
-        model: str = "omni-moderation-latest",
-        api_key_env: str | None = "OPENAI_API_KEY",
-        timeout: float = 30.0,
-        max_retries: int = 4,
-        retry_backoff: float = 0.5,
-        qps: float | None = None,
-        concurrency: int = 2,
-        batch_size: int = 32,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(**given(locals()))
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "base_url": "https://api.openai.com/v1",
+        "model": "omni-moderation-latest",
+        "api_key_env": "OPENAI_API_KEY",
+        "timeout": 30.0,
+        "max_retries": 4,
+        "retry_backoff": 0.5,
+        "qps": None,
+        "concurrency": 2,
+        "batch_size": 32,
+    }
 
     def score_keys(self) -> tuple[str, ...]:
         cats = TEXT_CATEGORIES if self.model.startswith("text-moderation") else OMNI_CATEGORIES

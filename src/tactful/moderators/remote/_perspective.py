@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import httpx
 
 from ..._params import Bool, Constraints, Float, Nullable, StrList
 from ..._registry import register
 from ..._types import Analysis, Span
 from ...errors import RemoteResponseError
-from ._base import RemoteModerator, given, unit_score
+from ._base import RemoteModerator, unit_score
 
 __all__ = [
     "ATTRIBUTES",
@@ -132,27 +131,22 @@ class PerspectiveModerator(RemoteModerator):
         "do_not_store": Bool(),
     }
 
-    def __init__(
-        self,
-        *,
-        base_url: str = "https://commentanalyzer.googleapis.com/v1alpha1",
-        model: str = "perspective",
-        attributes: list[str] | tuple[str, ...] = ATTRIBUTES,
-        languages: list[str] | tuple[str, ...] | None = None,
-        threshold: float = 0.5,
-        span_threshold: float = 0.5,
-        do_not_store: bool = True,
-        api_key_env: str | None = "PERSPECTIVE_API_KEY",
-        timeout: float = 30.0,
-        max_retries: int = 4,
-        retry_backoff: float = 1.0,
-        qps: float | None = 1.0,
-        concurrency: int = 1,
-        batch_size: int = 1,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(**given(locals()))
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "base_url": "https://commentanalyzer.googleapis.com/v1alpha1",
+        "model": "perspective",
+        "attributes": ATTRIBUTES,
+        "languages": None,
+        "threshold": 0.5,
+        "span_threshold": 0.5,
+        "do_not_store": True,
+        "api_key_env": "PERSPECTIVE_API_KEY",
+        "timeout": 30.0,
+        "max_retries": 4,
+        "retry_backoff": 1.0,
+        "qps": 1.0,
+        "concurrency": 1,
+        "batch_size": 1,
+    }
 
     attributes: tuple[str, ...]
     languages: tuple[str, ...] | None

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import httpx
 
 from ..._params import Constraints, StrList
 from ..._registry import register
 from ..._types import Analysis
-from ._base import given
 from ._guard import GuardModerator, first_word
 
 __all__ = ["SHIELDGEMMA_POLICIES", "ShieldGemmaModerator", "shieldgemma_prompt"]
@@ -129,30 +127,13 @@ class ShieldGemmaModerator(GuardModerator):
         "policies": StrList(tuple(SHIELDGEMMA_POLICIES), nonempty=True),
     }
 
-    def __init__(
-        self,
-        *,
-        base_url: str = "http://127.0.0.1:8000/v1",
-        model: str = "google/shieldgemma-2b",
-        policies: list[str] | tuple[str, ...] = tuple(SHIELDGEMMA_POLICIES),
-        endpoint: str = "chat",
-        target: str = "prompt",
-        user_prompt: str = "",
-        threshold: float | None = None,
-        logprobs: bool = True,
-        top_logprobs: int = 5,
-        max_tokens: int = MAX_TOKENS,
-        api_key_env: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 4,
-        retry_backoff: float = 0.5,
-        qps: float | None = None,
-        concurrency: int = 4,
-        batch_size: int = 1,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(**given(locals()))
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "model": "google/shieldgemma-2b",
+        "policies": tuple(SHIELDGEMMA_POLICIES),
+        **GuardModerator.GUARD_DEFAULTS,
+        "max_tokens": MAX_TOKENS,
+    }
 
     policies: tuple[str, ...]
 

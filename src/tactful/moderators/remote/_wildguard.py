@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import httpx
 
 from ..._params import Constraints
 from ..._registry import register
 from ..._types import Analysis
-from ._base import given
 from ._guard import GuardModerator
 
 __all__ = ["WildGuardModerator", "wildguard_prompt"]
@@ -69,29 +67,13 @@ class WildGuardModerator(GuardModerator):
     MAX_TOKENS = 32
     _parameter_constraints: ClassVar[Constraints] = GuardModerator.GUARD_CONSTRAINTS
 
-    def __init__(
-        self,
-        *,
-        base_url: str = "http://127.0.0.1:8000/v1",
-        model: str = "allenai/wildguard",
-        endpoint: str = "completions",
-        target: str = "prompt",
-        user_prompt: str = "",
-        threshold: float | None = None,
-        logprobs: bool = True,
-        top_logprobs: int = 5,
-        max_tokens: int = MAX_TOKENS,
-        api_key_env: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 4,
-        retry_backoff: float = 0.5,
-        qps: float | None = None,
-        concurrency: int = 4,
-        batch_size: int = 1,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(**given(locals()))
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "model": "allenai/wildguard",
+        **GuardModerator.GUARD_DEFAULTS,
+        "max_tokens": MAX_TOKENS,
+        "endpoint": "completions",
+    }
 
     def _pair(self, text: str) -> tuple[str, str]:
         return (self.user_prompt, text) if self.target == "response" else (text, "")
