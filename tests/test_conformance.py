@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,6 @@ import pytest
 import tactful
 from tactful import Analysis, Span, testing
 from tactful._params import Float, StrList
-from tactful._registry import _REGISTRY
 from tactful.errors import PARAM_MESSAGE, BackendError, ConfigError, ModelError
 from tactful.testing import CHECKS, check_moderator, parametrize_with_checks, run_check
 
@@ -58,15 +58,20 @@ class Fake:
 
 
 @pytest.fixture
-def register_fake(monkeypatch: pytest.MonkeyPatch):
-    """Register a class as ``fake`` for one test only."""
-    testing._cached_load.cache_clear()
+def register_fake():
+    """Register a class as ``fake`` until the next registration or the end of the test."""
+    current = contextlib.ExitStack()
 
     def register(cls: type) -> Any:
-        monkeypatch.setitem(_REGISTRY, "fake", cls)
+        nonlocal current
+        current.close()  # a test may register several fakes in turn
+        testing._cached_load.cache_clear()
+        current = contextlib.ExitStack()
+        current.enter_context(tactful.temporary_registration("fake", cls))
         return cls()
 
     yield register
+    current.close()
     testing._cached_load.cache_clear()
 
 
