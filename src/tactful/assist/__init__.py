@@ -19,8 +19,7 @@ a self-contained HTML page and PNG figures. The pure metrics are in
 'She thanked her father.'
 """
 
-from importlib import import_module
-from typing import Any
+from .._lazy import lazy_attributes
 
 # Names are imported on first use (PEP 562): `tactful.cli` imports this package to
 # register its commands, and pandas/matplotlib must not load for `tactful check`.
@@ -41,6 +40,7 @@ _WHERE = {
     "probe_identity": "._probes",
     "ReportTable": "._report",
     "figures": "._report",
+    "format_number": "._report",
     "render_html": "._report",
     "report_tables": "._report",
     "write_report": "._report",
@@ -56,21 +56,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name == "metrics":
-        value: Any = import_module(".metrics", __name__)
-    else:
-        try:
-            module = _WHERE[name]
-        except KeyError:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-        value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, submodules=("metrics",))
 
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
@@ -87,6 +73,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "detox_eval_command",
     "embed",
     "figures",
+    "format_number",
     "gender_swap",
     "identity_terms",
     "load_pairs",

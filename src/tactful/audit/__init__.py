@@ -9,8 +9,7 @@ are pure functions over arrays; see their module docstrings for the formulas.
 (:func:`audit_command`) is the same from the command line.
 """
 
-from importlib import import_module
-from typing import Any
+from .._lazy import lazy_attributes
 
 # Names are imported on first use (PEP 562): `tactful.cli` imports this package to
 # register `tactful audit`, and statsmodels/pandas must not load for `tactful check`.
@@ -39,18 +38,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)

@@ -13,8 +13,9 @@ the moderator console. Requests are micro-batched into each moderator by a
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ._app import Service, app_from_env, create_app
@@ -59,18 +60,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
 
 __all__ = [
