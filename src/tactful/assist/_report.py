@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ReportTable", "figures", "render_html", "report_tables", "write_report"]
+__all__ = [
+    "ReportTable",
+    "figures",
+    "format_number",
+    "render_html",
+    "report_tables",
+    "write_report",
+]
 
 # Colour-blind-safe (Okabe & Ito).
 _BLUE, _ORANGE, _GREEN, _PINK, _RED = "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00"
@@ -53,13 +60,33 @@ class ReportTable:
 # ------------------------------------------------------------------------ formatting
 
 
-def _num(x: Any, digits: int = 3) -> str:
+def format_number(x: Any, digits: int = 3, *, scientific: bool = False) -> str:
+    """A report cell for a number: ``–`` for ``None``, yes/no, ``1,234``, ``0.123``.
+
+    Parameters
+    ----------
+    x : float, int, bool or None
+        The value.
+    digits : int, default=3
+        Decimals of a float.
+    scientific : bool, default=False
+        Write a non-zero float below 1e-3 or from 1e6 up as ``1.23e-05``.
+
+    Examples
+    --------
+    >>> format_number(1234), format_number(0.5), format_number(None), format_number(True)
+    ('1,234', '0.500', '–', 'yes')
+    >>> format_number(0.00001234, scientific=True)
+    '1.23e-05'
+    """
     if x is None:
         return "–"
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, int):
         return f"{x:,}"
+    if scientific and abs(x) != 0 and (abs(x) < 1e-3 or abs(x) >= 1e6):
+        return f"{x:.2e}"
     return f"{x:.{digits}f}"
 
 
@@ -67,7 +94,7 @@ def _ci(block: dict[str, float] | None, digits: int = 3) -> tuple[str, str]:
     if not block:
         return ("–", "–")
     return (
-        _num(block["point"], digits),
+        format_number(block["point"], digits),
         f"[{block['low']:.{digits}f}, {block['high']:.{digits}f}]",
     )
 
@@ -93,7 +120,7 @@ def _triage_tables(r: dict[str, Any]) -> list[ReportTable]:
     t = r["trial"]
     ci = t["ci"]
     rows = [
-        ("threshold (auto if score <)", _num(t["threshold"], 4), ""),
+        ("threshold (auto if score <)", format_number(t["threshold"], 4), ""),
         ("human work saved (share auto)", *_pct_ci(ci["share_auto"])),
         (
             "toxic rate among auto",
@@ -108,9 +135,9 @@ def _triage_tables(r: dict[str, Any]) -> list[ReportTable]:
     new = r.get("new")
     if new:
         rows = [
-            ("rows", _num(new["n"]), ""),
-            ("auto_nontoxic", _num(new["n_auto"]), ""),
-            ("needs_human", _num(new["n_human"]), ""),
+            ("rows", format_number(new["n"]), ""),
+            ("auto_nontoxic", format_number(new["n_auto"]), ""),
+            ("needs_human", format_number(new["n_human"]), ""),
         ]
         o = new.get("outcome")
         if o:
@@ -136,11 +163,15 @@ def _detox_tables(r: dict[str, Any]) -> list[ReportTable]:
         ("ref-SIM (rewrite, references)", *_ci(r["ref_sim"])),
     ]
     counts = [
-        ("pairs", _num(r["n_pairs"]), ""),
-        ("sources", _num(r["n_sources"]), ""),
-        ("pairs whose source has a span", _num(r["n_with_spans"]), f"spans: {r['span_source']}"),
-        ("pairs with references (ref-SIM)", _num(r["n_ref"]), ""),
-        ("sources flagged by the moderator", _num(r["source_flagged_rate"]), ""),
+        ("pairs", format_number(r["n_pairs"]), ""),
+        ("sources", format_number(r["n_sources"]), ""),
+        (
+            "pairs whose source has a span",
+            format_number(r["n_with_spans"]),
+            f"spans: {r['span_source']}",
+        ),
+        ("pairs with references (ref-SIM)", format_number(r["n_ref"]), ""),
+        ("sources flagged by the moderator", format_number(r["source_flagged_rate"]), ""),
     ]
     title = f"toxic-to-civil on {r['pairs']} · {_who(r)} · head {r['head']}"
     return [ReportTable(title, ("", "value", "95 % CI"), rows + counts)]
@@ -150,11 +181,11 @@ def _gender_tables(r: dict[str, Any]) -> list[ReportTable]:
     rows = [
         (
             s["name"],
-            _num(s["n"]),
-            _num(s["n_flips"]),
+            format_number(s["n"]),
+            format_number(s["n_flips"]),
             *_ci(s["flip_rate_ci"]),
             f"{s['flips_to_flagged']} / {s['flips_to_unflagged']}",
-            _num(s["mean_abs_score_change"], 4),
+            format_number(s["mean_abs_score_change"], 4),
         )
         for s in r["sets"]
     ]
@@ -166,19 +197,19 @@ def _country_tables(r: dict[str, Any]) -> list[ReportTable]:
     rows = r["rows"]
     n = len(rows)
     top = [
-        (str(i + 1), x["country"], _num(x["score"], 4), _num(x["flagged"]))
+        (str(i + 1), x["country"], format_number(x["score"], 4), format_number(x["flagged"]))
         for i, x in enumerate(rows[:5])
     ]
     bottom = [
-        (str(n - 4 + i), x["country"], _num(x["score"], 4), _num(x["flagged"]))
+        (str(n - 4 + i), x["country"], format_number(x["score"], 4), format_number(x["flagged"]))
         for i, x in enumerate(rows[-5:])
     ]
     header = ("rank", "country", "score", "flagged")
     title = f"country template · {_who(r)} · head {r['head']} · {n} countries"
     summary = [
         ("template", r["template"]),
-        ("mean score", _num(r["mean"], 4)),
-        ("spread (max − min)", _num(r["spread"], 4)),
+        ("mean score", format_number(r["mean"], 4)),
+        ("spread (max − min)", format_number(r["spread"], 4)),
         ("flagged", f"{r['n_flagged']} of {n}"),
     ]
     return [
@@ -192,13 +223,13 @@ def _identity_tables(r: dict[str, Any]) -> list[ReportTable]:
     rows = [
         (
             x["identity"],
-            _num(x["n"]),
-            _num(x["n_positive"]),
-            _num(x["subgroup_auc"]),
-            _num(x["bpsn_auc"]),
-            _num(x["bnsp_auc"]),
-            _num(x["fpr"]),
-            _num(x["fpr_ratio"], 2),
+            format_number(x["n"]),
+            format_number(x["n_positive"]),
+            format_number(x["subgroup_auc"]),
+            format_number(x["bpsn_auc"]),
+            format_number(x["bnsp_auc"]),
+            format_number(x["fpr"]),
+            format_number(x["fpr_ratio"], 2),
         )
         for x in r["rows"]
     ]
@@ -208,10 +239,10 @@ def _identity_tables(r: dict[str, Any]) -> list[ReportTable]:
             "power mean (p = −5)",
             "",
             "",
-            _num(g["subgroup_auc"]),
-            _num(g["bpsn_auc"]),
-            _num(g["bnsp_auc"]),
-            _num(r["fpr"]),
+            format_number(g["subgroup_auc"]),
+            format_number(g["bpsn_auc"]),
+            format_number(g["bnsp_auc"]),
+            format_number(r["fpr"]),
             "",
         )
     )
@@ -219,7 +250,7 @@ def _identity_tables(r: dict[str, Any]) -> list[ReportTable]:
     sample = f" · sample of {r['n']:,}" if r["limit"] else ""
     title = (
         f"Jigsaw identity templates · {_who(r)} · head {r['head']}{sample} · "
-        f"overall AUC {_num(r['overall_auc'])}"
+        f"overall AUC {format_number(r['overall_auc'])}"
     )
     return [ReportTable(title, header, rows)]
 
@@ -241,7 +272,7 @@ def report_tables(report: dict[str, Any]) -> list[ReportTable]:
     tables = _TABLES[report["command"]](report)
     seen = [e for e in report.get("in_sample", ()) if e["n_in_sample"]]
     if seen:
-        rows = [(e["rows"], _num(e["n"]), _num(e["n_in_sample"])) for e in seen]
+        rows = [(e["rows"], format_number(e["n"]), format_number(e["n_in_sample"])) for e in seen]
         header = ("rows", "n", "in the moderator's training data")
         tables.append(ReportTable("in-sample rows: not test figures", header, rows))
     return tables

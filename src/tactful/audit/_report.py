@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
+from ..assist import format_number
 from ..store import ResultStore, code_fingerprint, memo
 from ._schema import (
     AuditReport,
@@ -89,15 +90,7 @@ ul.notes li { margin: .25em 0; }
 
 
 def _num(x: Any, digits: int = 3) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, int):
-        return f"{x:,}"
-    if abs(x) != 0 and (abs(x) < 1e-3 or abs(x) >= 1e6):
-        return f"{x:.2e}"
-    return f"{x:.{digits}f}"
+    return format_number(x, digits, scientific=True)
 
 
 def _ci(low: Any, high: Any, fmt: str = ".2f") -> str:
