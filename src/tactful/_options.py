@@ -36,8 +36,10 @@ __all__ = [
     "EngineOpt",
     "JsonOpt",
     "ModeratorOpt",
+    "ModeratorsOpt",
     "OptionOpt",
     "StoreOpt",
+    "moderators_option",
     "opened_store",
     "parse_option_value",
     "parse_options",
@@ -46,6 +48,16 @@ __all__ = [
 ModeratorOpt = Annotated[
     str,
     typer.Option("--moderator", "-m", help="Registered moderator name (see `tactful moderators`)."),
+]
+
+
+def moderators_option(help: str) -> Any:
+    """A repeatable ``--moderator/-m NAME`` option (a list of names) with ``help``."""
+    return typer.Option("--moderator", "-m", metavar="NAME", help=help)
+
+
+ModeratorsOpt = Annotated[
+    list[str], moderators_option("Registered moderator name; repeat for several.")
 ]
 DataDirOpt = Annotated[
     Path | None,

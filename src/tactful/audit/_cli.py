@@ -18,6 +18,7 @@ from .._options import (
     BatchSizeOpt,
     DataDirOpt,
     EngineOpt,
+    ModeratorsOpt,
     OptionOpt,
     StoreOpt,
     parse_options,
@@ -27,15 +28,7 @@ __all__ = ["audit_command"]
 
 
 def audit_command(
-    moderator: Annotated[
-        list[str],
-        typer.Option(
-            "--moderator",
-            "-m",
-            metavar="NAME",
-            help="Registered moderator name; repeat for several.",
-        ),
-    ] = ["builtin"],  # noqa: B006  (Typer reads the default; it is never mutated)
+    moderator: ModeratorsOpt = ["builtin"],  # noqa: B006  (Typer reads the default; it is never mutated)
     datasets: Annotated[
         str,
         typer.Option(

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from .._options import parse_options
+from .._options import moderators_option, parse_options
 from ..errors import ConfigError
 from ._settings import SETTINGS_ENV, ServiceSettings
 
@@ -42,12 +42,9 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = 8000,
     moderator: Annotated[
         list[str],
-        typer.Option(
-            "--moderator",
-            "-m",
-            metavar="NAME",
-            help="Moderator to serve; repeat for several (the request's 'model' picks one; "
-            "the first by default).",
+        moderators_option(
+            "Moderator to serve; repeat for several (the request's 'model' picks one; "
+            "the first by default)."
         ),
     ] = ["builtin"],  # noqa: B006  (Typer reads the default; it is never mutated)
     option: Annotated[
