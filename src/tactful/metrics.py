@@ -160,6 +160,15 @@ def precision_recall_f1(
     return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
 
 
+def _ranking_input(
+    y_true: ArrayLike, scores: ArrayLike
+) -> tuple[NDArray[np.int8], NDArray[np.float64]]:
+    # The checked (labels, scores) of a ranking metric: binary labels, finite scores, same length.
+    t, s = _binary("y_true", y_true), _scores("scores", scores)
+    _same_length(y_true=t, scores=s)
+    return t, s
+
+
 def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float | None:
     """Area under the ROC curve for the positive class 1.
 
@@ -194,11 +203,9 @@ def roc_auc(y_true: ArrayLike, scores: ArrayLike) -> float | None:
     >>> roc_auc([1, 1], [0.2, 0.9]) is None
     True
     """
-    t, s = _binary("y_true", y_true), _scores("scores", scores)
-    _same_length(y_true=t, scores=s)
+    t, s = _ranking_input(y_true, scores)
     n_pos = int(t.sum())
-    n_neg = t.size - n_pos
-    if n_pos == 0 or n_neg == 0:
+    if n_pos == 0 or n_pos == t.size:
         return None
     from sklearn.metrics import roc_auc_score
 
@@ -236,10 +243,8 @@ def average_precision(y_true: ArrayLike, scores: ArrayLike) -> float | None:
     >>> average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8333333333333333
     """
-    t, s = _binary("y_true", y_true), _scores("scores", scores)
-    _same_length(y_true=t, scores=s)
-    n_pos = int(t.sum())
-    if n_pos == 0:
+    t, s = _ranking_input(y_true, scores)
+    if not t.any():
         return None
     from sklearn.metrics import average_precision_score
 

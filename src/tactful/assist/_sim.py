@@ -38,7 +38,7 @@ def _load() -> tuple[Any, Any]:
     from ..train import encoder_dir
 
     # transformers draws its own bar while loading weights; ours is the one a user sees.
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call, unused-ignore]
     path = str(encoder_dir("minilm"))
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path)
