@@ -35,11 +35,17 @@ def _obfuscated(records: list[Record], dataset: str, seed: int) -> list[Record]:
         words = tactful.load("lexicon").analyze([r.text for r in records])
     out = []
     for i, r in enumerate(records):
-        spans = [(s.start, s.end) for s in (r.spans or ())] if words is None else [(s.start, s.end) for s in words[i].spans]
+        spans = (
+            [(s.start, s.end) for s in (r.spans or ())]
+            if words is None
+            else [(s.start, s.end) for s in words[i].spans]
+        )
         row_seed = zlib.crc32(f"{seed}:{r.id}".encode())
         text, new = obfuscate(r.text, spans, seed=row_seed)
         gold = tuple(Span(s, e) for s, e in new) if r.spans is not None else None
-        out.append(Record(r.id, text, r.label, r.split, r.labels, gold, r.groups, r.sub_identities, r.meta))
+        out.append(
+            Record(r.id, text, r.label, r.split, r.labels, gold, r.groups, r.sub_identities, r.meta)
+        )
     return out
 
 
@@ -65,7 +71,9 @@ def main() -> None:
             if "jailbreak_recall" in m:
                 res[f"{dataset}_{tag}_jailbreak_recall"] = m["jailbreak_recall"]
         res[f"{dataset}_texts_changed"] = changed
-        res[f"{dataset}_drop_points"] = 100 * (res[f"{dataset}_clean_{metric}"] - res[f"{dataset}_obfuscated_{metric}"])
+        res[f"{dataset}_drop_points"] = 100 * (
+            res[f"{dataset}_clean_{metric}"] - res[f"{dataset}_obfuscated_{metric}"]
+        )
     for k, v in res.items():
         print(f"{k:40s} {v:.4f}" if isinstance(v, float) else f"{k:40s} {v}")
     if a.json:

@@ -47,7 +47,7 @@ def _hf_model(run_dir: Path):
     from transformers import BertConfig, BertModel, BertPreTrainedModel
     from transformers.modeling_outputs import SequenceClassifierOutput
 
-    from tactful._heads import SEQ_HEADS
+    from tactful.moderators.builtin import SEQ_HEADS
     from tactful.train import encoder_dir, run_encoder
 
     class MeanPooledClassifier(BertPreTrainedModel):
@@ -148,8 +148,8 @@ def main() -> None:
     from transformers import AutoTokenizer, pipeline
 
     import tactful
-    from tactful._heads import SEQ_HEADS
     from tactful.datasets import load_dataset
+    from tactful.moderators.builtin import SEQ_HEADS
     from tactful.train import encoder_dir, load_run, load_tokenizer, predict, run_encoder
 
     torch.set_num_threads(2)

@@ -21,11 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset, span_offsets
 from tactful.errors import TactfulError
 from tactful.metrics import average_precision, jailbreak_recall, precision_recall_f1, span_f1
-from tactful.moderators.builtin import BuiltinModerator, load_card
+from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator, load_card
 from tactful.train import (
     best_f1_threshold,
     choose_span_threshold,

@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 import tactful
-from tactful._params import Int, Nullable, OneOf, Str
 from tactful.cli import app
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
 from tactful.moderators.builtin import (
@@ -20,6 +19,7 @@ from tactful.moderators.builtin import (
     default_model_dir,
     load_card,
 )
+from tactful.params import Int, Nullable, OneOf, Str
 
 MODEL_DIR = default_model_dir()
 

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 import tactful
 from tactful import Analysis, Span
-from tactful._options import AMBIGUOUS_OPTION_MESSAGE, MALFORMED_OPTION_MESSAGE
 from tactful.cli import app
 from tactful.errors import FAILED_ITEMS_MESSAGE, FAILED_ITEMS_STORED, RemoteResponseError
+from tactful.options import AMBIGUOUS_OPTION_MESSAGE, MALFORMED_OPTION_MESSAGE
 from tactful.store import SCHEMA_VERSION, ResultStore
 
 REPO = Path(__file__).resolve().parents[1]

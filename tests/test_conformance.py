@@ -11,8 +11,8 @@ import pytest
 
 import tactful
 from tactful import Analysis, Span, testing
-from tactful._params import Float, StrList
 from tactful.errors import PARAM_MESSAGE, BackendError, ConfigError, ModelError
+from tactful.params import Float, StrList
 from tactful.testing import CHECKS, check_moderator, parametrize_with_checks, run_check
 
 #: Baselines that need no model file or endpoint: they must never be skipped.

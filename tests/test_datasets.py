@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tactful.datasets as ds
-from tactful._types import Span
+from tactful import Span
 from tactful.datasets import (
     DatasetSpec,
     dataset_names,

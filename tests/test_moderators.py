@@ -13,12 +13,12 @@ import pytest
 
 import tactful
 from tactful import Span
-from tactful._params import Float, Int
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError, UnknownNameError
 from tactful.metrics import span_f1
 from tactful.moderators import lexicon as lexicon_mod
 from tactful.moderators._random import RandomModerator
 from tactful.moderators.lexicon import LexiconModerator, read_lexicon, tokenize
+from tactful.params import Float, Int
 from tactful.wordlists import data_path
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""``-O KEY=VALUE`` parsing (tactful._options) and temporary registrations."""
+"""``-O KEY=VALUE`` parsing (tactful.options) and temporary registrations."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import re
 import pytest
 
 import tactful
-from tactful._options import (
+from tactful.errors import ConfigError, UnknownNameError
+from tactful.options import (
     AMBIGUOUS_OPTION_MESSAGE,
     DUPLICATE_OPTION_MESSAGE,
     MALFORMED_OPTION_MESSAGE,
@@ -16,7 +17,6 @@ from tactful._options import (
     parse_option_value,
     parse_options,
 )
-from tactful.errors import ConfigError, UnknownNameError
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,7 @@ import re
 import pytest
 
 import tactful
-from tactful._registry import UNKNOWN_OPTION_MESSAGE
-from tactful.errors import ConfigError, UnknownNameError
+from tactful.errors import UNKNOWN_OPTION_MESSAGE, ConfigError, UnknownNameError
 
 
 def test_unknown_option_lists_the_options_the_moderator_takes():

@@ -29,9 +29,9 @@ import pytest
 from typer.testing import CliRunner
 
 import tactful
-from tactful._params import Float, Int, StrList
 from tactful.cli import app as cli_app
 from tactful.errors import PARAM_MESSAGE, ConfigError
+from tactful.params import Float, Int, StrList
 from tactful.service import (
     OPENAI_CATEGORIES,
     SETTINGS_ENV,

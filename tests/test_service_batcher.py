@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import pytest
 
 import tactful
-from tactful._params import Bool, Int
 from tactful.errors import PARAM_MESSAGE, BackendError, ConfigError
+from tactful.params import Bool, Int
 from tactful.service import MicroBatcher, OverloadedError
 
 

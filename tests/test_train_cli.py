@@ -23,9 +23,9 @@ import pytest
 from typer.testing import CliRunner
 
 import tactful.train as tt
-from tactful._params import Float, Int, OneOf
 from tactful.cli import app
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
+from tactful.params import Float, Int, OneOf
 
 REPO = Path(__file__).resolve().parents[1]
 HAS_TORCH = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset
+from tactful.moderators.builtin import SEQ_HEADS
 from tactful.train import stage_mixture
 
 
@@ -252,8 +252,8 @@ def test_stage_6_reads_three_times_the_span_posts_with_the_raters_targets(data_d
 
 
 def test_unknown_span_gold_is_refused():
-    from tactful._params import OneOf
     from tactful.errors import PARAM_MESSAGE, ConfigError
+    from tactful.params import OneOf
     from tactful.train import SPAN_GOLDS, build_mixture
 
     msg = PARAM_MESSAGE.format(

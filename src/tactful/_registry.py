@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from ._types import Analysis
-from .errors import ConfigError, UnknownNameError
+from .errors import UNKNOWN_OPTION_MESSAGE, ConfigError, UnknownNameError
 
 __all__ = ["Moderator", "available", "load", "register", "temporary_registration"]
 
@@ -138,9 +138,6 @@ def load(name: str, **config: Any) -> Moderator:
 
 #: Keywords that hand a moderator an object (tests inject an HTTP client), listed nowhere.
 _INJECTED = frozenset({"client", "transport"})
-
-#: An option (``-O KEY=VALUE``, or a keyword of :func:`load`) the moderator does not take.
-UNKNOWN_OPTION_MESSAGE = "Moderator {name!r} takes no option {key!r}. Its options: {known}."
 
 
 def _check_options(name: str, factory: Factory, config: dict[str, Any]) -> None:

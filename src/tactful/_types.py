@@ -18,10 +18,14 @@ SPAN_LABELS = ("insult", "threat", "identity_attack", "profanity", "other", "tox
 
 def _check_unit(name: str, value: float, owner: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"The {name!r} of {owner} must be a float in [0, 1]. Got {value!r} instead.")
+        raise ConfigError(
+            f"The {name!r} of {owner} must be a float in [0, 1]. Got {value!r} instead."
+        )
     value = float(value)
     if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ConfigError(f"The {name!r} of {owner} must be a float in [0, 1]. Got {value!r} instead.")
+        raise ConfigError(
+            f"The {name!r} of {owner} must be a float in [0, 1]. Got {value!r} instead."
+        )
     return value
 
 
@@ -48,7 +52,9 @@ class Span:
                 f"Span offsets must satisfy 0 <= start < end. Got start={self.start}, end={self.end}."
             )
         if not isinstance(self.label, str) or not self.label:
-            raise ConfigError(f"The 'label' of Span must be a non-empty str. Got {self.label!r} instead.")
+            raise ConfigError(
+                f"The 'label' of Span must be a non-empty str. Got {self.label!r} instead."
+            )
         object.__setattr__(self, "score", _check_unit("score", self.score, "Span"))
 
     def offsets(self) -> range:
@@ -94,8 +100,13 @@ class Analysis:
 
     def __post_init__(self) -> None:
         if not isinstance(self.flagged, bool):
-            raise ConfigError(f"The 'flagged' of Analysis must be a bool. Got {self.flagged!r} instead.")
-        scores = {str(k): _check_unit(f"scores[{k!r}]", v, "Analysis") for k, v in dict(self.scores).items()}
+            raise ConfigError(
+                f"The 'flagged' of Analysis must be a bool. Got {self.flagged!r} instead."
+            )
+        scores = {
+            str(k): _check_unit(f"scores[{k!r}]", v, "Analysis")
+            for k, v in dict(self.scores).items()
+        }
         object.__setattr__(self, "scores", MappingProxyType(scores))
         spans = tuple(sorted(self.spans))
         if not all(isinstance(s, Span) for s in spans):
@@ -118,7 +129,8 @@ class Analysis:
             "flagged": self.flagged,
             "scores": dict(self.scores),
             "spans": [
-                {"start": s.start, "end": s.end, "label": s.label, "score": s.score} for s in self.spans
+                {"start": s.start, "end": s.end, "label": s.label, "score": s.score}
+                for s in self.spans
             ],
             "jailbreak": self.jailbreak,
             "delicate": self.delicate,

@@ -24,7 +24,10 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from . import __version__
-from ._options import (
+from .assist import detox_eval_command, probe_app, triage_command
+from .audit import audit_command
+from .errors import MissingDataError, TactfulError
+from .options import (
     BatchSizeOpt,
     DataDirOpt,
     EngineOpt,
@@ -34,9 +37,6 @@ from ._options import (
     StoreOpt,
     opened_store,
 )
-from .assist import detox_eval_command, probe_app, triage_command
-from .audit import audit_command
-from .errors import MissingDataError, TactfulError
 from .service import serve_command
 from .train import train_app
 
@@ -124,7 +124,7 @@ def check(
     """Analyze texts: flagged or not, top scores and toxic spans, one result per text."""
     import tactful
 
-    from ._options import parse_options
+    from .options import parse_options
     from .store import analyze_all
 
     mod = tactful.load(moderator, **parse_options(option or [], [moderator])[moderator])
@@ -246,9 +246,9 @@ def eval_(
     When some texts fail even when asked alone, the scores over the answered
     rows are printed (with their `failed` count), then one error line; exit 4.
     """
-    from ._options import parse_options
     from .errors import FailedItemsError
     from .evaluate import evaluate
+    from .options import parse_options
 
     options = parse_options(option or [], [moderator])[moderator]
     with opened_store(store) as db:

@@ -32,6 +32,7 @@ __all__ = [
     "FAILED_ITEMS_STORED",
     "FAILED_ITEMS_UNSTORED",
     "PARAM_MESSAGE",
+    "UNKNOWN_OPTION_MESSAGE",
     "BackendError",
     "ConfigError",
     "DataError",
@@ -48,8 +49,11 @@ __all__ = [
 ]
 
 
-#: The one message shape of a rejected parameter (``tactful._params`` formats it).
+#: The one message shape of a rejected parameter (``tactful.params`` formats it).
 PARAM_MESSAGE = "The {name!r} parameter of {owner} must be {rule}. Got {value!r} instead."
+
+#: An option (``-O KEY=VALUE``, or a keyword of ``tactful.load``) the moderator does not take.
+UNKNOWN_OPTION_MESSAGE = "Moderator {name!r} takes no option {key!r}. Its options: {known}."
 
 #: The message of :class:`FailedItemsError`; ``{where}`` is one of the two below.
 FAILED_ITEMS_MESSAGE = "{k} of {n} texts failed with moderator {name!r} (first: {error}); {where}"

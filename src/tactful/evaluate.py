@@ -23,11 +23,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._params import Constraints, Int, Nullable, OneOf, validate_params
 from ._registry import Moderator, load
 from ._types import Analysis
 from .errors import BackendError, ConfigError, DataError, FailedItemsError, ModelError
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
+from .params import Constraints, Int, Nullable, OneOf, validate_params
 from .store import ENGINES, ResultStore, analyze_all
 
 __all__ = [

@@ -49,10 +49,10 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ._params import Constraints, Float, Nullable, StrList, validate_params
 from ._registry import Moderator, available, load
 from ._types import Analysis
 from .errors import BackendError, ModelError, TactfulError
+from .params import Constraints, Float, Nullable, StrList, validate_params
 
 __all__ = [
     "CHECKS",

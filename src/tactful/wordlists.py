@@ -27,8 +27,8 @@ from importlib import resources
 from pathlib import Path
 
 from ._hashing import sha256_file
-from ._params import OneOf, check_param
 from .errors import ModelError
+from .params import OneOf, check_param
 
 __all__ = [
     "CATEGORIES",

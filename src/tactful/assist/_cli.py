@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .._options import DataDirOpt, JsonOpt, ModeratorOpt, OptionOpt, StoreOpt, parse_options
+from ..options import DataDirOpt, JsonOpt, ModeratorOpt, OptionOpt, StoreOpt, parse_options
 
 __all__ = ["detox_eval_command", "probe_app", "triage_command"]
 

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import Bool, Constraints, Int, Nullable, PathLike, Str, validate_params
 from .._types import Span
 from ..errors import ConfigError, DataError
 from ..metrics import bootstrap_ci
+from ..params import Bool, Constraints, Int, Nullable, PathLike, Str, validate_params
 from . import metrics as M
 from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._rows import FORMATS, read_rows

@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._params import Check, Constraints, Int, Nullable, PathLike, Str, StrList, validate_params
 from ..errors import DataError
 from ..metrics import bootstrap_ci, roc_auc
+from ..params import Check, Constraints, Int, Nullable, PathLike, Str, StrList, validate_params
 from . import metrics as M
 from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._countries import UN_MEMBER_STATES, in_prose

@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from .._registry import Moderator
 from ..errors import DataError
 from ..metrics import bootstrap_ci
+from ..params import Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from . import metrics as M
 from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._rows import Rows, rows_from, write_rows

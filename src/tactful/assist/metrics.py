@@ -36,13 +36,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._params import Check, Constraints, Float, validate_params
 from .._types import Span
 from ..audit.metrics import fpr
 from ..errors import ConfigError
 
 # The input checks of the top-level metrics, so that both speak with one voice.
 from ..metrics import _binary, _same_length, _scores, roc_auc
+from ..params import Check, Constraints, Float, validate_params
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "DetoxAccuracy",

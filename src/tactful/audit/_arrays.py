@@ -1,7 +1,7 @@
 """Input checks of the audit's array arguments (metrics and regressions), one message each.
 
 Array arguments are not scalar parameters, so they are checked here rather than
-with :mod:`tactful._params`; a bad one raises :class:`~tactful.errors.ConfigError`
+with :mod:`tactful.params`; a bad one raises :class:`~tactful.errors.ConfigError`
 with a one-line message that names the parameter.
 """
 

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .._options import (
+from ..options import (
     BatchSizeOpt,
     DataDirOpt,
     EngineOpt,

@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._params import Bool, Constraints, Int, Nullable, OneOf, PathLike, validate_params
 from .._registry import Moderator, load
 from ..errors import (
     FAILED_ITEMS_STORED,
@@ -30,6 +29,7 @@ from ..errors import (
     FailedItemsError,
 )
 from ..evaluate import trained_texts
+from ..params import Bool, Constraints, Int, Nullable, OneOf, PathLike, validate_params
 from ..store import (
     ENGINES,
     ResultStore,

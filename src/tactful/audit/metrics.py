@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._params import Constraints, Float, Int, validate_params
 from ..errors import ConfigError, UnknownNameError
 from ..identity import GROUPS
+from ..params import Constraints, Float, Int, validate_params
 from ._arrays import binary, floats, same_length
 
 __all__ = [

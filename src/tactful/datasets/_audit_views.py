@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._params import Bool, Constraints, Nullable, OneOf, Str, validate_params
 from ..errors import ConfigError, UnknownNameError
+from ..params import Bool, Constraints, Nullable, OneOf, Str, validate_params
 from ._openai import OPENAI_CATEGORIES
 
 __all__ = [

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .._params import Constraints, Int, Nullable, validate_params
 from .._types import Span
 from ..datasets import Record
 from ..errors import ConfigError, UnknownNameError
 from ..identity import tag
+from ..params import Constraints, Int, Nullable, validate_params
 from ._fillers import (
     BUILTIN_DESCRIPTORS,
     FAMILIES,

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._params import Constraints, Int, Str, validate_params
 from .._types import Span
+from ..params import Constraints, Int, Str, validate_params
 
 __all__ = ["PERSON_WORDS", "SWAP_CLASSES", "SwapClass", "Swapped", "swap_identity_terms"]
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
 
-from .._params import Bool, Constraints, Nullable, OneOf, Str, validate_params
 from .._types import Span
 from ..errors import ConfigError
+from ..params import Bool, Constraints, Nullable, OneOf, Str, validate_params
 
 __all__ = [
     "SPAN_CHECKS",

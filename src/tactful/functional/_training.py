@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from .. import datasets
-from .._params import Constraints, Float, Int, Nullable, OneOf, validate_params
 from ..datasets import Record
 from ..errors import ConfigError
 from ..identity import tag
+from ..params import Constraints, Float, Int, Nullable, OneOf, validate_params
 from ._fillers import FAMILIES, PERSON_NOUNS, descriptor_entries
 from ._generate import Case, case_records, generate
 from ._swap import swap_identity_terms

@@ -6,10 +6,10 @@ import hashlib
 from collections.abc import Sequence
 from typing import ClassVar
 
-from .._params import Constraints, Float, Int
 from .._registry import register
 from .._types import Analysis, Span
 from ..align import word_spans
+from ..params import Constraints, Float, Int
 from ._texts import Configured, check_texts
 
 __all__ = ["RandomModerator"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from .._params import Constraints, validate_params
 from ..errors import ConfigError
+from ..params import Constraints, validate_params
 
 __all__ = ["Configured", "check_texts"]
 
@@ -35,7 +35,7 @@ def check_texts(texts: Sequence[str]) -> list[str]:
 class Configured:
     """A moderator whose parameters are its ``_parameter_constraints``, declared once.
 
-    :meth:`_set_params` checks them (:func:`tactful._params.validate_params`, the class
+    :meth:`_set_params` checks them (:func:`tactful.params.validate_params`, the class
     name in the message) and stores them as attributes; :meth:`config` returns them in
     declaration order, so that ``tactful.load(name, **config())`` rebuilds an equal
     moderator; ``repr`` shows them.

@@ -28,7 +28,12 @@ import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
-from .._params import (
+from .._registry import register
+from .._types import Analysis, Span
+from ..align import Normalized, align_tokens, replace_surrogates, trim_span
+from ..errors import ModelError
+from ..normalize import normalize
+from ..params import (
     Constraint,
     Constraints,
     Float,
@@ -38,11 +43,6 @@ from .._params import (
     Str,
     check_param,
 )
-from .._registry import register
-from .._types import Analysis, Span
-from ..align import Normalized, align_tokens, replace_surrogates, trim_span
-from ..errors import ModelError
-from ..normalize import normalize
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:

@@ -28,11 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._params import Constraints, Float, Int
 from .._registry import register
 from .._types import Analysis, Span
 from ..align import strip_format, word_spans
 from ..errors import ModelError
+from ..params import Constraints, Float, Int
 from ..wordlists import read_bytes
 from ._texts import Configured, check_texts
 

@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._params import Bool, Constraints, Float, Int, validate_params
 from .._types import Analysis
 from ..errors import BackendError
+from ..params import Bool, Constraints, Float, Int, validate_params
 
 __all__ = ["BatcherStats", "MicroBatcher", "OverloadedError"]
 

@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
-from .._options import moderators_option, parse_options
 from ..errors import ConfigError
+from ..options import moderators_option, parse_options
 from ._settings import SETTINGS_ENV, ServiceSettings
 
 __all__ = ["serve_command"]

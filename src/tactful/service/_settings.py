@@ -10,7 +10,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from .._params import (
+from ..errors import ConfigError
+from ..params import (
     Bool,
     Check,
     Constraints,
@@ -22,7 +23,6 @@ from .._params import (
     StrList,
     validate_params,
 )
-from ..errors import ConfigError
 
 __all__ = ["SETTINGS_ENV", "ServiceSettings", "read_api_keys"]
 

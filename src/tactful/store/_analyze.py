@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from .._params import Constraints, Nullable, OneOf, PathLike, Str, validate_params
 from .._registry import Moderator
 from .._types import Analysis
 from ..errors import BackendError, ConfigError
+from ..params import Constraints, Nullable, OneOf, PathLike, Str, validate_params
 from ._keys import text_sha256
 from ._run import Hints, failed_items_error, moderator_name, run_batches
 from ._sqlite import ResultStore

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar
 
-from .._params import Constraints, Int, check_param
 from .._types import Analysis
 from ..errors import (
     FAILED_ITEMS_MESSAGE,
@@ -27,6 +26,7 @@ from ..errors import (
     BackendError,
     FailedItemsError,
 )
+from ..params import Constraints, Int, check_param
 
 __all__ = ["Hints", "failed_items_error", "moderator_name", "run_batches"]
 

@@ -36,9 +36,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from .._params import Constraints, Float, OneOf, validate_params
 from .._types import Analysis, Span
 from ..errors import ConfigError, DataError
+from ..params import Constraints, Float, OneOf, validate_params
 from ._keys import (
     canonical_json,
     jsonable,

@@ -14,8 +14,8 @@ import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
-from .._params import Constraints, Nullable, PathLike, Str, validate_params
 from ..errors import ConfigError
+from ..params import Constraints, Nullable, PathLike, Str, validate_params
 from ._encoders import ENCODER_INFO
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from .._options import DataDirOpt
+from ..options import DataDirOpt
 
 __all__ = ["EncoderName", "train_app"]
 

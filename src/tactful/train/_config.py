@@ -11,8 +11,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from .._params import Bool, Constraints, Float, Int, Nullable, OneOf, Str, validate_params
 from ..errors import ModelError
+from ..params import Bool, Constraints, Float, Int, Nullable, OneOf, Str, validate_params
 from ._encoders import ENCODERS, encoder_dir
 
 if TYPE_CHECKING:

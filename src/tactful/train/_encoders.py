@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._params import OneOf, check_param
 from ..errors import ModelError
+from ..params import OneOf, check_param
 
 __all__ = [
     "ENCODERS",

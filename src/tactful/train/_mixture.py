@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
-from .._params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 from ..datasets import load_dataset, span_offsets
+from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 
 __all__ = ["DEFAULT_CAPS", "DEFAULT_REPEATS", "SPAN_GOLDS", "Example", "build_mixture"]
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._params import (
+from ..errors import ConfigError
+from ..params import (
     Check,
     Constraint,
     Constraints,
@@ -24,7 +25,6 @@ from .._params import (
     StrList,
     validate_params,
 )
-from ..errors import ConfigError
 from ._config import TrainConfig, load_tokenizer, require_train_extra
 from ._encoders import ENCODER_INFO, ENCODERS
 from ._mixture import DEFAULT_CAPS, Example, build_mixture

@@ -10,9 +10,9 @@ from typing import Any, ClassVar, TypeVar
 
 import httpx
 
-from ..._params import Check, Constraints, Float, Int, Nullable, Str, validate_params
 from ..._types import Analysis
 from ...errors import RemoteResponseError
+from ...params import Check, Constraints, Float, Int, Nullable, Str, validate_params
 from .._texts import check_texts
 from ._http import MissingKeyError, RemoteHTTP
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._params import Constraints, OneOf, Str, check_param
 from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
+from ...params import Constraints, OneOf, Str, check_param
 from ._guard import Completion, VerdictModerator, first_word
 
 __all__ = [

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._params import Constraints, OneOf
 from ..._registry import register
 from ..._types import Analysis
+from ...params import Constraints, OneOf
 from ._guard import GuardModerator, first_word
 
 __all__ = ["GRANITE_RISKS", "GraniteGuardianModerator", "granite_guardian_prompt"]

@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..._params import Bool, Constraints, Float, Int, Nullable, OneOf, Str
 from ..._types import Analysis
 from ...errors import RemoteResponseError
+from ...params import Bool, Constraints, Float, Int, Nullable, OneOf, Str
 from ._base import RemoteModerator
 
 __all__ = [

@@ -6,10 +6,10 @@ import bisect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._params import Bool, Constraints, Float, Nullable, StrList
 from ..._registry import register
 from ..._types import Analysis, Span
 from ...errors import RemoteResponseError
+from ...params import Bool, Constraints, Float, Nullable, StrList
 from ._base import RemoteModerator, unit_score
 
 __all__ = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._params import Constraints, StrList
 from ..._registry import register
 from ..._types import Analysis
+from ...params import Constraints, StrList
 from ._guard import GuardModerator, first_word
 
 __all__ = ["SHIELDGEMMA_POLICIES", "ShieldGemmaModerator", "shieldgemma_prompt"]

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._params import Constraints
 from ..._registry import register
 from ..._types import Analysis
+from ...params import Constraints
 from ._guard import GuardModerator
 
 __all__ = ["WildGuardModerator", "wildguard_prompt"]

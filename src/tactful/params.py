@@ -54,6 +54,7 @@ __all__ = [
     "validate_params",
 ]
 
+
 class Constraint:
     """One parameter's rule: :meth:`accept` returns the normalized value or raises."""
 
@@ -89,11 +90,9 @@ def _bound(low: float | None, high: float | None, closed: str, kind: str) -> str
 
 
 def _within(v: float, low: float | None, high: float | None, closed: str) -> bool:
-    if low is not None and (v < low or (v == low and closed not in ("both", "left"))):
-        return False
-    if high is not None and (v > high or (v == high and closed not in ("both", "right"))):
-        return False
-    return True
+    below = low is not None and (v < low or (v == low and closed not in ("both", "left")))
+    above = high is not None and (v > high or (v == high and closed not in ("both", "right")))
+    return not (below or above)
 
 
 @dataclass(frozen=True)
@@ -198,8 +197,10 @@ class StrList(Constraint):
     nonempty: bool = False
 
     def describe(self) -> str:
-        what = "a list of str" if self.options is None else (
-            "a list of " + ", ".join(repr(o) for o in self.options)
+        what = (
+            "a list of str"
+            if self.options is None
+            else ("a list of " + ", ".join(repr(o) for o in self.options))
         )
         return ("a non-empty " + what[2:]) if self.nonempty else what
 
