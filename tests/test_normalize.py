@@ -555,3 +555,12 @@ def test_shipped_word_lists_load() -> None:
     assert "queer" in exclusions["identity words people use for themselves"]
     with pytest.raises(ConfigError, match="The 'use' parameter of words must be one of"):
         wordlists.words("profanity")
+
+
+def test_joiners_after_a_word_go_with_its_last_character() -> None:
+    # found by hypothesis: the decoded word must not leave a joiner behind it, or a
+    # second normalization would remove it (after a Latin letter) and change the text
+    for raw, text in (("Cu%\u200c", "Cum"), ("f*ck\u200d!", "fuck!")):
+        n = normalize(raw)
+        assert n.text == text and normalize(text).text == text
+        assert n.to_original(0, len(text)) == (0, len(raw) - (raw[-1] == "!"))

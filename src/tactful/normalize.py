@@ -559,8 +559,14 @@ def _join_runs(bases: list[str], pos: list[int], lo: int, hi: int, out: list[_Ed
 def _pass_words(text: str, protected: list[tuple[int, int]]) -> list[_Edit]:
     """Pass 3: decode obfuscated words; fold look-alikes in mostly-Latin words."""
     edits: list[_Edit] = []
-    for span in word_spans(text, symbols=WORD_SYMBOLS, joiners=""):
-        tok = text[span[0] : span[1]]
+    n = len(text)
+    for start, end in word_spans(text, symbols=WORD_SYMBOLS, joiners=""):
+        # Joiners after a word's last character belong to that character (they go
+        # with it when it is rewritten: "cu%\u200c" reads "cum", not "cum\u200c").
+        while end < n and text[end] in _JOINERS:
+            end += 1
+        span = (start, end)
+        tok = text[start:end]
         if tok.isascii():
             if tok.isdigit() or (tok.isalpha() and not _TRIPLE.search(tok)):
                 continue
