@@ -438,6 +438,7 @@ def main() -> None:
     report = {
         "prompts": len(bodies),
         "cpus": os.cpu_count(),
+        "model_alone": base,
         "results": results,
         "command": " ".join(sys.argv),
     }
