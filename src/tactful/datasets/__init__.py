@@ -69,6 +69,8 @@ __all__ = [
     "AuditViews",
     "DatasetSpec",
     "Record",
+    "Source",
+    "Table",
     "audit_dataset_names",
     "audit_families",
     "audit_views",
