@@ -227,10 +227,8 @@ def average_precision(y_true: ArrayLike, scores: ArrayLike) -> float | None:
 
     Parameters
     ----------
-    y_true : array-like of {0, 1} or bool, shape (n,)
-        Gold labels.
-    scores : array-like of float, shape (n,)
-        Scores, higher = more likely positive. Must be finite.
+    y_true, scores
+        As in :func:`roc_auc`.
 
     Returns
     -------

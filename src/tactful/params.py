@@ -51,6 +51,7 @@ __all__ = [
     "Str",
     "StrList",
     "check_param",
+    "validate_arguments",
     "validate_params",
 ]
 
@@ -310,3 +311,23 @@ def validate_params(owner: str, constraints: Constraints, /, **values: Any) -> d
             raise TypeError(f"{owner} declares no constraint for parameter {name!r}.") from None
         out[name] = constraint.accept(name, owner, value)
     return out
+
+
+def validate_arguments(
+    owner: str, constraints: Constraints, arguments: Mapping[str, Any], /
+) -> dict[str, Any]:
+    """:func:`validate_params` on the entries of ``arguments`` that ``constraints`` names.
+
+    For ``locals()`` as a function's first statement: every parameter that has
+    a rule is checked, without listing the parameters a second time.
+
+    Examples
+    --------
+    >>> def f(threshold=0.5, name="x"):
+    ...     return validate_arguments("f", {"threshold": Float(0, 1)}, locals())
+    >>> f(1)
+    {'threshold': 1.0}
+    """
+    return validate_params(
+        owner, constraints, **{k: v for k, v in arguments.items() if k in constraints}
+    )

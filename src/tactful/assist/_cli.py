@@ -8,6 +8,8 @@ prints its table (or, with ``--json``, the report on stdout).
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import sys
 from collections.abc import Callable
@@ -30,9 +32,6 @@ ResamplesOpt = Annotated[
     int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples per 95 % interval.")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Seed of samples and bootstraps.")]
-OutOpt = Annotated[
-    Path, typer.Option("--out", "-o", help="Folder for the JSON, HTML and PNG files.")
-]
 
 
 def _options(values: list[str] | None, moderator: str) -> dict[str, Any]:
@@ -82,6 +81,80 @@ def _finish(report: dict[str, Any], out: Path, as_json: bool) -> None:
         console.print(f"wrote {path}", markup=False)
 
 
+#: The options every tool command shares: name -> (annotation, default).
+_SHARED: dict[str, tuple[Any, Any]] = {
+    "moderator": (ModeratorOpt, "builtin"),
+    "option": (OptionOpt, None),
+    "head": (HeadOpt, "toxicity"),
+    "store": (StoreOpt, None),
+    "data_dir": (DataDirOpt, None),
+    "n_resamples": (ResamplesOpt, 1000),
+    "seed": (SeedOpt, 0),
+}
+
+
+def _tool_command(
+    tool: str,
+    out: str,
+    *,
+    shared: tuple[str, ...] = tuple(_SHARED),
+    out_help: str = "Folder for the JSON, HTML and PNG files.",
+    tool_gets_out: bool = False,
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Make a Typer command of ``tool`` (``"module:function"`` in this package).
+
+    The decorated function declares the tool's own options (its body is not
+    run); the command adds the ``shared`` options of :data:`_SHARED`, ``--out``
+    and ``--json`` after them, and runs the tool through :func:`_run` with every
+    option but moderator, -O, --out and --json as a keyword (``--out`` too when
+    ``tool_gets_out``).
+    """
+    module, name = tool.split(":")
+    out_opt = Annotated[Path, typer.Option("--out", "-o", help=out_help)]
+
+    def wrap(own: Callable[..., None]) -> Callable[..., None]:
+        params = [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for p in inspect.signature(own, eval_str=True).parameters.values()
+        ]
+        params += [
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=a, default=d)
+            for n, (a, d) in _SHARED.items()
+            if n in shared
+        ]
+        params += [
+            inspect.Parameter(
+                "out", inspect.Parameter.KEYWORD_ONLY, annotation=out_opt, default=Path(out)
+            ),
+            inspect.Parameter(
+                "as_json", inspect.Parameter.KEYWORD_ONLY, annotation=JsonOpt, default=False
+            ),
+        ]
+
+        def command(**kwargs: Any) -> None:
+            moderator, option = kwargs.pop("moderator"), kwargs.pop("option")
+            report_dir, as_json = kwargs["out"], kwargs.pop("as_json")
+            if not tool_gets_out:
+                del kwargs["out"]
+            run = getattr(importlib.import_module(module, __package__), name)
+            _run(run, moderator, option, report_dir, as_json, **kwargs)
+
+        command.__name__ = own.__name__
+        command.__qualname__ = own.__qualname__
+        command.__doc__ = own.__doc__
+        command.__module__ = own.__module__
+        command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return command
+
+    return wrap
+
+
+@_tool_command(
+    "._triage:triage",
+    "out/triage",
+    out_help="Folder for the report and the two split files.",
+    tool_gets_out=True,
+)
 def triage_command(
     trial: Annotated[
         str,
@@ -106,17 +179,6 @@ def triage_command(
             "--safe-rate", help="Largest toxic rate allowed among the rows left to the machine."
         ),
     ] = 0.01,
-    moderator: ModeratorOpt = "builtin",
-    option: OptionOpt = None,
-    head: HeadOpt = "toxicity",
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the report and the two split files.")
-    ] = Path("out/triage"),
-    store: StoreOpt = None,
-    data_dir: DataDirOpt = None,
-    n_resamples: ResamplesOpt = 1000,
-    seed: SeedOpt = 0,
-    as_json: JsonOpt = False,
 ) -> None:
     """Human-AI triage (ToxicChat): which rows people must read, at an absolute safe rate.
 
@@ -125,26 +187,9 @@ def triage_command(
     the work saved and the toxic rows missed with bootstrap CIs; splits --new into
     OUT/auto_nontoxic and OUT/needs_human (id, text, score, other columns).
     """
-    from ._triage import triage
-
-    _run(
-        triage,
-        moderator,
-        option,
-        out,
-        as_json,
-        trial=trial,
-        new=new,
-        out=out,
-        safe_rate=safe_rate,
-        head=head,
-        data_dir=data_dir,
-        store=store,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
 
 
+@_tool_command("._detox:detox_eval", "out/detox-eval")
 def detox_eval_command(
     pairs: Annotated[
         str,
@@ -154,9 +199,6 @@ def detox_eval_command(
             help="'paradetox' (human rewrites) or a CSV/JSONL with source,rewrite[,reference][,spans].",
         ),
     ] = "paradetox",
-    moderator: ModeratorOpt = "builtin",
-    option: OptionOpt = None,
-    head: HeadOpt = "toxicity",
     sim: Annotated[
         bool, typer.Option("--sim/--no-sim", help="Compute self-SIM and ref-SIM (train extra).")
     ] = True,
@@ -166,31 +208,8 @@ def detox_eval_command(
             "--limit", min=1, help="A seeded sample of at most N sources.", show_default=False
         ),
     ] = None,
-    out: OutOpt = Path("out/detox-eval"),
-    store: StoreOpt = None,
-    data_dir: DataDirOpt = None,
-    n_resamples: ResamplesOpt = 1000,
-    seed: SeedOpt = 0,
-    as_json: JsonOpt = False,
 ) -> None:
     """Toxic-to-civil evaluation (ToxicSpans §7): ACC, ACC2–ACC4, self-SIM and ref-SIM."""
-    from ._detox import detox_eval
-
-    _run(
-        detox_eval,
-        moderator,
-        option,
-        out,
-        as_json,
-        pairs=pairs,
-        head=head,
-        sim=sim,
-        data_dir=data_dir,
-        store=store,
-        limit=limit,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
 
 
 probe_app = typer.Typer(
@@ -203,57 +222,30 @@ probe_app = typer.Typer(
 
 
 @probe_app.command("gender")
-def probe_gender_command(
-    moderator: ModeratorOpt = "builtin",
-    option: OptionOpt = None,
-    head: HeadOpt = "toxicity",
-    out: OutOpt = Path("out/probe-gender"),
-    store: StoreOpt = None,
-    data_dir: DataDirOpt = None,
-    n_resamples: ResamplesOpt = 1000,
-    seed: SeedOpt = 0,
-    as_json: JsonOpt = False,
-) -> None:
+@_tool_command("._probes:probe_gender", "out/probe-gender")
+def probe_gender_command() -> None:
     """Share of decisions that flip when gendered words and names are swapped (DeTexD)."""
-    from ._probes import probe_gender
-
-    _run(
-        probe_gender,
-        moderator,
-        option,
-        out,
-        as_json,
-        head=head,
-        data_dir=data_dir,
-        store=store,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
 
 
 @probe_app.command("country")
+@_tool_command(
+    "._probes:probe_country", "out/probe-country", shared=("moderator", "option", "head", "store")
+)
 def probe_country_command(
-    moderator: ModeratorOpt = "builtin",
-    option: OptionOpt = None,
-    head: HeadOpt = "toxicity",
     template: Annotated[
         str, typer.Option("--template", help="Sentence with {country}.")
     ] = "Unfortunately, the incident happened in {country}.",
-    out: OutOpt = Path("out/probe-country"),
-    store: StoreOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Template score per country (193 UN member states), ranked and plotted."""
-    from ._probes import probe_country
-
-    _run(probe_country, moderator, option, out, as_json, head=head, template=template, store=store)
 
 
 @probe_app.command("identity")
+@_tool_command(
+    "._probes:probe_identity",
+    "out/probe-identity",
+    shared=("moderator", "option", "head", "store", "data_dir", "seed"),
+)
 def probe_identity_command(
-    moderator: ModeratorOpt = "builtin",
-    option: OptionOpt = None,
-    head: HeadOpt = "toxicity",
     limit: Annotated[
         int | None,
         typer.Option(
@@ -263,24 +255,5 @@ def probe_identity_command(
             show_default=False,
         ),
     ] = None,
-    out: OutOpt = Path("out/probe-identity"),
-    store: StoreOpt = None,
-    data_dir: DataDirOpt = None,
-    seed: SeedOpt = 0,
-    as_json: JsonOpt = False,
 ) -> None:
     """Per-identity subgroup, BPSN and BNSP AUC and FPR ratio on the Jigsaw templates."""
-    from ._probes import probe_identity
-
-    _run(
-        probe_identity,
-        moderator,
-        option,
-        out,
-        as_json,
-        head=head,
-        data_dir=data_dir,
-        store=store,
-        limit=limit,
-        seed=seed,
-    )

@@ -19,7 +19,7 @@ import numpy as np
 from .._types import Span
 from ..errors import ConfigError, DataError
 from ..metrics import bootstrap_ci
-from ..params import Bool, Constraints, Int, Nullable, PathLike, Str, validate_params
+from ..params import Bool, Constraints, Int, Nullable, PathLike, Str, validate_arguments
 from . import metrics as M
 from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._rows import FORMATS, read_rows
@@ -196,17 +196,7 @@ def detox_eval(
         ``span_source`` (``"gold"``, ``"moderator"`` or ``"mixed"``) and the
         share of sources the moderator itself flags.
     """
-    p = validate_params(
-        "detox_eval",
-        _Detox._parameter_constraints,
-        pairs=pairs,
-        head=head,
-        sim=sim,
-        limit=limit,
-        n_resamples=n_resamples,
-        seed=seed,
-        store=store,
-    )
+    p = validate_arguments("detox_eval", _Detox._parameter_constraints, locals())
     mod = resolve_moderator(moderator, options)
     chosen = _sample(load_pairs(pairs, data_dir=data_dir), p["limit"], seed)
     if not chosen:

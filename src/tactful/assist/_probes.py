@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..metrics import bootstrap_ci, roc_auc
-from ..params import Check, Constraints, Int, Nullable, PathLike, Str, StrList, validate_params
+from ..params import Check, Constraints, Int, Nullable, PathLike, Str, StrList, validate_arguments
 from . import metrics as M
 from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._countries import UN_MEMBER_STATES, in_prose
@@ -288,14 +288,7 @@ def probe_gender(
     """
     from ..datasets import load_dataset
 
-    p = validate_params(
-        "probe_gender",
-        _Probe._parameter_constraints,
-        head=head,
-        n_resamples=n_resamples,
-        seed=seed,
-        store=store,
-    )
+    p = validate_arguments("probe_gender", _Probe._parameter_constraints, locals())
     mod = resolve_moderator(moderator, options)
     cf = load_dataset("detexd_counterfactuals", data_dir=data_dir)
     texts = [r.text for r in load_dataset("detexd", "all", data_dir=data_dir)]
@@ -365,14 +358,7 @@ def probe_country(
         ``flagged``), highest score first (ties by name), plus ``top5`` and
         ``bottom5``, ``mean``, ``spread`` (max - min) and ``n_flagged``.
     """
-    p = validate_params(
-        "probe_country",
-        _Probe._parameter_constraints,
-        head=head,
-        template=template,
-        countries=countries,
-        store=store,
-    )
+    p = validate_arguments("probe_country", _Probe._parameter_constraints, locals())
     mod = resolve_moderator(moderator, options)
     names = list(p["countries"] or UN_MEMBER_STATES)
     texts = [template.replace("{country}", in_prose(c)) for c in names]
@@ -448,14 +434,7 @@ def probe_identity(
     """
     from ..datasets import load_dataset
 
-    p = validate_params(
-        "probe_identity",
-        _Probe._parameter_constraints,
-        head=head,
-        limit=limit,
-        seed=seed,
-        store=store,
-    )
+    p = validate_arguments("probe_identity", _Probe._parameter_constraints, locals())
     mod = resolve_moderator(moderator, options)
     records = load_dataset("jigsaw_bias", "all", data_dir=data_dir)
     if p["limit"] is not None and p["limit"] < len(records):

@@ -17,7 +17,7 @@ import numpy as np
 from .._registry import Moderator
 from ..errors import DataError
 from ..metrics import bootstrap_ci
-from ..params import Constraints, Float, Int, Nullable, PathLike, Str, validate_params
+from ..params import Constraints, Float, Int, Nullable, PathLike, Str, validate_arguments
 from . import metrics as M
 from ._common import ask, head_values, in_sample, moderator_block, resolve_moderator
 from ._rows import Rows, rows_from, write_rows
@@ -165,18 +165,7 @@ def triage(
         as :class:`~tactful.assist.metrics.TriagePoint` fields, CIs, the curve),
         ``new`` (counts, files, and ``outcome`` when labelled).
     """
-    p = validate_params(
-        "triage",
-        _Triage._parameter_constraints,
-        trial=trial,
-        new=new,
-        out=out,
-        safe_rate=safe_rate,
-        head=head,
-        n_resamples=n_resamples,
-        seed=seed,
-        store=store,
-    )
+    p = validate_arguments("triage", _Triage._parameter_constraints, locals())
     mod = resolve_moderator(moderator, options)
     trial_rows = rows_from(trial, data_dir=data_dir)
     y = _labelled(trial_rows, "trial set")

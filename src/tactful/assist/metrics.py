@@ -604,16 +604,8 @@ def bnsp_auc(y_true: ArrayLike, scores: ArrayLike, in_group: ArrayLike) -> float
     The AUC on the subgroup's toxic rows and the background's non-toxic rows,
     :math:`AUC(D_g^+ \\cup D_{\\bar g}^-)`: low when toxic mentions of the
     subgroup score lower than non-toxic texts without it (misses on the subgroup).
-
-    Parameters
-    ----------
-    y_true, scores, in_group
-        As in :func:`subgroup_auc`.
-
-    Returns
-    -------
-    float or None
-        ``None`` when the subgroup has no toxic row or the background no non-toxic row.
+    Parameters as in :func:`subgroup_auc`; ``None`` when the subgroup has no
+    toxic row or the background no non-toxic row.
 
     Examples
     --------
@@ -641,10 +633,8 @@ def bias_auc_table(
 
     Parameters
     ----------
-    y_true : array-like of {0, 1} or bool, shape (n,)
-        Labels, 1 = toxic.
-    scores : array-like of float, shape (n,)
-        Moderator scores.
+    y_true, scores
+        As in :func:`subgroup_auc`.
     y_pred : array-like of {0, 1} or bool, shape (n,)
         Moderator decisions.
     groups : sequence of iterables of str, length n

@@ -33,16 +33,7 @@ from .._types import Analysis, Span
 from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError
 from ..normalize import normalize
-from ..params import (
-    Constraint,
-    Constraints,
-    Float,
-    Int,
-    Nullable,
-    OneOf,
-    Str,
-    check_param,
-)
+from ..params import Constraint, Constraints, Float, Int, Nullable, OneOf, Str, check_param
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:

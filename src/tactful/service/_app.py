@@ -29,6 +29,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -114,6 +115,14 @@ class _Problem(Exception):
         super().__init__(message)
         self.status, self.message, self.code, self.param = status, message, code, param
         self.type, self.headers = type, dict(headers or {})
+
+    def response(self) -> Response:
+        return Response(
+            error_body(self.message, type=self.type, code=self.code, param=self.param),
+            status_code=self.status,
+            media_type="application/json",
+            headers=self.headers,
+        )
 
 
 class _JSON(Response):
@@ -322,21 +331,9 @@ def _analyze_fn(moderator: Moderator) -> Callable[[list[str]], list[Analysis]]:
 # ------------------------------------------------------------------------------ errors
 
 
-def _error(
-    status: int,
-    message: str,
-    *,
-    code: str | None = None,
-    param: str | None = None,
-    type: str = "invalid_request_error",
-    headers: Mapping[str, str] | None = None,
-) -> Response:
-    return Response(
-        error_body(message, type=type, code=code, param=param),
-        status_code=status,
-        media_type="application/json",
-        headers=dict(headers or {}),
-    )
+def _error(status: int, message: str, **details: Any) -> Response:
+    """The response of ``_Problem(status, message, **details)``."""
+    return _Problem(status, message, **details).response()
 
 
 def _validation_message(errors: Sequence[Any]) -> tuple[str, str | None]:
@@ -364,14 +361,7 @@ def _validation_message(errors: Sequence[Any]) -> tuple[str, str | None]:
 def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(_Problem)
     async def problem(request: Request, exc: _Problem) -> Response:
-        return _error(
-            exc.status,
-            exc.message,
-            code=exc.code,
-            param=exc.param,
-            type=exc.type,
-            headers=exc.headers,
-        )
+        return exc.response()
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -543,40 +533,53 @@ def _api_routes(app: FastAPI, service: Service) -> None:
             }
         )
 
-    @app.post(
-        "/v1/moderations",
-        response_model=ModerationResponse,
-        responses=_ERRORS,
-        tags=["api"],
-        summary="Classify texts (OpenAI's moderation shape)",
-    )
-    async def moderations(body: ModerationRequest) -> Response:
-        served, analyses = await service.analyze(body, "moderations")
-        return _JSON(
-            {
-                "id": new_id("modr"),
-                "model": served.name,
-                "results": [moderation_result(a) for a in analyses],
-            }
-        )
+    def analysis_route(
+        path: str,
+        kind: str,
+        response_model: type[BaseModel],
+        summary: str,
+        prefix: str,
+        result: Callable[[Analysis], dict[str, Any]],
+        *,
+        with_version: bool,
+    ) -> None:
+        """POST ``path``: the texts of a :class:`ModerationRequest`, one result each."""
 
-    @app.post(
-        "/v1/analyze",
-        response_model=AnalyzeResponse,
-        responses=_ERRORS,
-        tags=["api"],
-        summary="Full analyses: scores, spans, jailbreak, delicate, flags",
+        async def handler(body: ModerationRequest) -> Response:
+            served, analyses = await service.analyze(body, kind)
+            payload: dict[str, Any] = {"id": new_id(prefix), "model": served.name}
+            if with_version:
+                payload["version"] = served.version
+            payload["results"] = [result(a) for a in analyses]
+            return _JSON(payload)
+
+        app.post(
+            path,
+            response_model=response_model,
+            responses=_ERRORS,
+            tags=["api"],
+            summary=summary,
+            name=kind,
+        )(handler)
+
+    analysis_route(
+        "/v1/moderations",
+        "moderations",
+        ModerationResponse,
+        "Classify texts (OpenAI's moderation shape)",
+        "modr",
+        moderation_result,
+        with_version=False,
     )
-    async def analyze(body: ModerationRequest) -> Response:
-        served, analyses = await service.analyze(body, "analyze")
-        return _JSON(
-            {
-                "id": new_id("anlz"),
-                "model": served.name,
-                "version": served.version,
-                "results": [a.to_dict() for a in analyses],
-            }
-        )
+    analysis_route(
+        "/v1/analyze",
+        "analyze",
+        AnalyzeResponse,
+        "Full analyses: scores, spans, jailbreak, delicate, flags",
+        "anlz",
+        Analysis.to_dict,
+        with_version=True,
+    )
 
 
 def _who(request: Request, given: str | None) -> str:

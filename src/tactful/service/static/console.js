@@ -131,21 +131,13 @@
   // ---------------------------------------------------------------- analyze
   function model() { return $("model").value || undefined; }
 
-  async function analyzePasted(ev) {
-    ev.preventDefault();
-    showError(null);
-    const texts = $("texts").value.split(/\r?\n/).filter((t) => t.trim() !== "");
-    if (!texts.length) { showError("Paste at least one text."); return; }
-    const btn = $("analyze-btn");
+  // Runs work(progress) with the button disabled and a progress indicator, then
+  // shows the analyses it returns; an error is shown, never thrown.
+  async function analyzeWith(btn, label, work) {
     btn.disabled = true;
-    const progress = startProgress("analyzing " + texts.length + " text(s)…");
+    const progress = startProgress(label);
     try {
-      const data = await api("/console/api/analyze", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ input: texts, model: model() }),
-      });
-      renderResults(data.items, 0);
+      renderResults(await work(progress), 0);
       refreshQueueCount();
     } catch (err) {
       showError(err);
@@ -153,6 +145,21 @@
       progress.stop();
       btn.disabled = false;
     }
+  }
+
+  async function analyzePasted(ev) {
+    ev.preventDefault();
+    showError(null);
+    const texts = $("texts").value.split(/\r?\n/).filter((t) => t.trim() !== "");
+    if (!texts.length) { showError("Paste at least one text."); return; }
+    await analyzeWith($("analyze-btn"), "analyzing " + texts.length + " text(s)…", async () => {
+      const data = await api("/console/api/analyze", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ input: texts, model: model() }),
+      });
+      return data.items;
+    });
   }
 
   function uploadFile(file, progress) {
@@ -187,10 +194,7 @@
     showError(null);
     const file = $("file").files[0];
     if (!file) { showError("Choose a CSV or JSONL file first."); return; }
-    const btn = $("upload-btn");
-    btn.disabled = true;
-    const progress = startProgress("uploading " + file.name + "…");
-    try {
+    await analyzeWith($("upload-btn"), "uploading " + file.name + "…", async (progress) => {
       let job = await uploadFile(file, progress);
       while (job.status === "running") {
         progress.update(job.done, job.total, "analyzed " + job.done + " of " + job.total + " texts");
@@ -205,14 +209,8 @@
         items.push(...page.items);
         if (page.items.length < 500) break;
       }
-      renderResults(items, 0);
-      refreshQueueCount();
-    } catch (err) {
-      showError(err);
-    } finally {
-      progress.stop();
-      btn.disabled = false;
-    }
+      return items;
+    });
   }
 
   // ---------------------------------------------------------------- review queue
