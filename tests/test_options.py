@@ -135,3 +135,20 @@ def test_temporary_registration_refuses_a_taken_name_and_cleans_up_on_error():
     with pytest.raises(RuntimeError), tactful.temporary_registration("_echo", _Echo):
         raise RuntimeError("inside")
     assert "_echo" not in tactful.available()
+
+
+def test_validate_arguments_checks_the_named_locals():
+    from tactful.errors import PARAM_MESSAGE, ConfigError
+    from tactful.params import Float, Int, validate_arguments
+
+    rules = {"threshold": Float(0, 1), "limit": Int(1)}
+
+    def f(threshold=0.5, limit=3, other="free"):
+        return validate_arguments("f", rules, locals())
+
+    assert f(1) == {"threshold": 1.0, "limit": 3}
+    with pytest.raises(ConfigError) as err:
+        f(limit=0)
+    assert str(err.value) == "[T010] " + PARAM_MESSAGE.format(
+        name="limit", owner="f", rule=rules["limit"].describe(), value=0
+    )
