@@ -9,7 +9,18 @@ Spans: the threshold that maximises SemEval-2021 trial span F1 (against the gold
 of the run's span targets, as the card chooses it), that F1, and SemEval-2021 test
 span F1 at that threshold.
 
+Fairness on dev (issue 11 item 4): the harmless identity texts of the held-out
+training templates (:func:`tactful.functional.identity_negatives` with
+``split="dev"``, never the audit sets nor the functional suite): the share the
+toxicity head flags at the dev threshold (all of them are harmless, so this is a
+false-positive rate), the worst group's rate over that rate (groups with at
+least 20 texts), and the share that gets any span at the span threshold.
+
+A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
+may stand in for a run; its span gold is SemEval's.
+
     python scripts/compare_runs.py runs/stage5 runs/stage6 runs/soup56
+    python scripts/compare_runs.py src/tactful/models/builtin runs/t2_s4
 """
 
 from __future__ import annotations
@@ -45,8 +56,41 @@ def model_folder(run: Path, into: Path) -> Path:
     return into
 
 
+def dev_fairness(
+    mod: BuiltinModerator, data_dir: str | None, threshold: float, span_threshold: float
+) -> dict:
+    """False positives and spans on the held-out harmless identity templates."""
+    from tactful.datasets import load_holistic_descriptors
+    from tactful.functional import holistic_person_nouns, identity_negatives
+
+    rows = identity_negatives(
+        load_holistic_descriptors(data_dir), nouns=holistic_person_nouns(data_dir), split="dev"
+    )
+    texts = [r.text for r in rows]
+    arrays = mod.predict_arrays(texts)
+    flag = arrays[0][:, SEQ_HEADS.index("toxicity")] >= threshold
+    spans = span_sets(mod, texts, arrays, span_threshold)
+    fpr = float(flag.mean())
+    by_group: dict[str, list[bool]] = {}
+    for r, f in zip(rows, flag, strict=True):
+        for g in r.groups:
+            by_group.setdefault(g, []).append(bool(f))
+    rates = {g: float(np.mean(v)) for g, v in by_group.items() if len(v) >= 20}
+    worst = max(rates, key=rates.__getitem__) if rates else None
+    return {
+        "fair_n": len(rows),
+        "fair_fpr": fpr,
+        "fair_worst_group": worst,
+        "fair_worst_ratio": rates[worst] / fpr if worst is not None and fpr > 0 else None,
+        "fair_span_rate": float(np.mean([bool(s) for s in spans])),
+    }
+
+
 def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
-    mod = BuiltinModerator(model_dir=str(model_folder(run, tmp / run.name)))
+    if (run / "card.json").is_file() and (run / "model.onnx").is_file():
+        mod = BuiltinModerator(model_dir=str(run))
+    else:
+        mod = BuiltinModerator(model_dir=str(model_folder(run, tmp / run.name)))
     k = SEQ_HEADS.index("toxicity")
     dev, test = (
         load_dataset("toxicchat", "dev", data_dir),
@@ -59,7 +103,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     t, dev_f1 = best_f1_threshold(y_dev, p_dev)
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
-    span_gold = run_span_gold(run_stages(run))
+    span_gold = run_span_gold(run_stages(run)) if (run / "train.json").is_file() else "semeval"
     span_t, trial_f1 = choose_span_threshold(mod, data_dir, span_gold)
     spans_test = load_dataset("toxicspans", "test", data_dir)
     texts = [r.text for r in spans_test]
@@ -78,6 +122,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         "span_threshold": span_t,
         "trial_span_f1": trial_f1,
         "test_span_f1": span_f1([span_offsets(r.spans) for r in spans_test], pred),
+        **dev_fairness(mod, data_dir, t, span_t),
     }
 
 
@@ -91,7 +136,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         print(
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
-            f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6}"
+            f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
+            f"{'fair FPR':>8} {'worst':>6} {'spans':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
@@ -99,7 +145,9 @@ def main() -> None:
             print(
                 f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:7.3f} "
                 f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
-                f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f}",
+                f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
+                f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
+                f"{r['fair_span_rate']:6.3f}",
                 flush=True,
             )
     if a.json:

@@ -69,6 +69,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
         int(stage["seed"]) - offset,
         config.get("jailbreak_toxic"),
         sources=config.get("sources"),
+        targeted=bool(config.get("targeted", False)),
     )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

@@ -310,3 +310,46 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
         range(11, 16)
     )
     assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[1] == frozenset()
+
+
+@functools.cache
+def _targeted(data_dir, stage):
+    return stage_mixture(data_dir, stage, targeted=True)[0]
+
+
+def test_targeted_mixture_adds_the_targeted_rows_and_keeps_the_other_draws(data_dir):
+    from collections import Counter
+
+    from tactful.functional import training_records
+
+    plain, targeted = _stage_mixture(data_dir, 1), _targeted(data_dir, 1)
+    counts = Counter(e.source for e in targeted)
+    assert counts["targeted"] == len(training_records(data_dir)) == 11514
+    assert len(targeted) == 37921 + 11514
+    # every other source is the same draw as the plain stage-1 mixture
+    assert Counter(e.text for e in targeted if e.source != "targeted") == Counter(
+        e.text for e in plain
+    )
+    assert Counter(e.source for e in _targeted(data_dir, 4))["targeted"] == 3000
+
+
+def test_targeted_labels(data_dir):
+    tox, off = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("offensive")
+    threat = SEQ_HEADS.index("threat")
+    by_text = {e.text: e for e in _targeted(data_dir, 1) if e.source == "targeted"}
+    # a harmless identity template: every harm head 0 and no toxic character
+    e = next(e for e in by_text.values() if e.meta["from"] == "identity_templates")
+    assert e.seq[tox] == 0.0 and e.seq[off] == 0.0 and e.tox_chars == frozenset()
+    # a threat template: toxic, a threat, and its threat span is the toxic part
+    e = next(e for e in by_text.values() if e.meta["from"] == "threat_templates")
+    assert e.seq[tox] == 1.0 and e.seq[threat] == 1.0 and e.tox_chars
+    assert set(e.type_chars) == set(e.tox_chars)
+    assert set(e.type_chars.values()) == {1}  # SPAN_TYPES.index("threat")
+    # weak keyword threats carry no span labels
+    e = next(e for e in by_text.values() if e.meta["from"] == "davidson_threats")
+    assert e.tox_chars is None and e.type_chars is None
+    # the hate and offence sets label toxicity only with targeted=True
+    for ex in (_targeted(data_dir, 1), _stage_mixture(data_dir, 1)):
+        dav = [e for e in ex if e.source == "davidson"]
+        labelled = {e.seq[tox] for e in dav if not math.isnan(e.seq[tox])}
+        assert labelled == ({0.0, 1.0} if ex is _targeted(data_dir, 1) else set())

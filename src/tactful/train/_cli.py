@@ -98,6 +98,14 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    targeted: Annotated[
+        bool,
+        typer.Option(
+            "--targeted/--no-targeted",
+            help="Model 2.0's mixture: targeted identity and threat rows, and toxicity labels "
+            "from the hate and offence sets (see tactful.train.build_mixture).",
+        ),
+    ] = False,
     export: ExportOpt = True,
 ) -> None:
     """Train one stage of the multi-task model (stage 1 from the pretrained encoder)."""
@@ -115,6 +123,7 @@ def run_command(
         jailbreak_toxic=jailbreak_toxic,
         encoder=encoder,
         sources=picked,
+        targeted=targeted,
     )
     typer.echo(str(run))
 

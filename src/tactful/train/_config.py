@@ -44,7 +44,8 @@ class TrainConfig:
     Checked on construction (:data:`~tactful.errors.PARAM_MESSAGE`). ``init`` is
     the ``model.pt`` a later stage starts from (else the pretrained encoder);
     ``stage`` is recorded so that a run's data can be rebuilt; ``jailbreak_toxic``
-    is set only when the run overrode its stage's choice.
+    is set only when the run overrode its stage's choice; ``targeted`` says the run
+    trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -64,6 +65,7 @@ class TrainConfig:
         "stage": Int(1),
         "jailbreak_toxic": Nullable(Bool()),
         "encoder": OneOf(ENCODERS),
+        "targeted": Bool(),
     }
 
     epochs: float = 1.0
@@ -82,6 +84,7 @@ class TrainConfig:
     stage: int = 1
     jailbreak_toxic: bool | None = None
     encoder: str = "minilm"
+    targeted: bool = False
 
     def __post_init__(self) -> None:
         checked = validate_params(

@@ -25,6 +25,18 @@ token type          ToxicSpans rater-level posts whose text is not in the
                     SemEval trial or test files
 ==================  ==========================================================
 
+With ``targeted=True`` (model 2.0, issue 11) two things change:
+
+* the ``targeted`` source joins the mixture: :func:`tactful.functional.training_records`
+  (harmless identity mentions with no toxic character, threats with their
+  spans, counterfactual copies), capped like any other source;
+* the toxicity head also learns from the sources that say whether a text
+  harms a person: Davidson hate (1) and neither (0), OLID targeted offence
+  (1) and not offensive (0), ToxiGen with a human harm score >= 4 (1), and
+  rater-level ToxicSpans posts with a majority insult, threat or identity
+  attack span (1). Untargeted profanity stays unlabelled for toxicity
+  (tactful's toxicity is harm to people; profanity has its own head).
+
 Never used: OpenAI moderation, Jigsaw bias templates, TweetEval, Stormfront
 (audit-only), and every test split (ToxicChat test, SemEval trial/test,
 Jigsaw sentences test_10k).
@@ -39,7 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
-from ..datasets import load_dataset, span_offsets
+from ..datasets import Record, load_dataset, span_offsets
+from ..functional import training_records
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 
 __all__ = ["DEFAULT_CAPS", "DEFAULT_REPEATS", "SPAN_GOLDS", "Example", "build_mixture"]
@@ -83,10 +96,41 @@ DEFAULT_CAPS: dict[str, int | None] = {
     "olid": 4000,
     "toxigen": 3000,
     "jigsaw_sentences": 3000,
+    "targeted": None,
 }
 
 #: How many times a source is repeated per epoch.
 DEFAULT_REPEATS: dict[str, int] = {"toxicchat": 3, "detexd": 3, "jailbreak_inthewild": 1}
+
+
+def _targeted_example(r: Record) -> Example:
+    """A :func:`~tactful.functional.training_records` row as a training example.
+
+    Its labels feed their heads; a harmless row (label 0) is also not offensive
+    and not profane. Gold spans (``()`` for a harmless row: no toxic character)
+    feed the token head and their labels the span types; ``None`` leaves both
+    unlabelled.
+    """
+    labels = dict(r.labels)
+    if r.label == 0:
+        labels.update(offensive=0, profanity=0)
+    tox = types = None
+    if r.spans is not None:
+        tox = span_offsets(r.spans)
+        types = {
+            i: SPAN_TYPES.index(s.label)
+            for s in r.spans
+            if s.label in SPAN_TYPES
+            for i in range(s.start, min(s.end, len(r.text)))
+        }
+    return Example(
+        r.text,
+        "targeted",
+        _seq(**labels),
+        tox_chars=tox,
+        type_chars=types,
+        meta={"id": r.id, "from": r.meta.get("source")},
+    )
 
 
 def _cap(rows: list, n: int | None, rng: random.Random) -> list:
@@ -101,6 +145,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "sources": Nullable(StrList(options=tuple(DEFAULT_CAPS), nonempty=True)),
     "jailbreak_toxic": Bool(),
     "span_gold": OneOf(SPAN_GOLDS),
+    "targeted": Bool(),
 }
 
 
@@ -114,6 +159,7 @@ def build_mixture(
     sources: Iterable[str] | None = None,
     jailbreak_toxic: bool = True,
     span_gold: str = "semeval",
+    targeted: bool = False,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -141,11 +187,14 @@ def build_mixture(
         sources=list(sources) if sources is not None else None,
         jailbreak_toxic=jailbreak_toxic,
         span_gold=span_gold,
+        targeted=targeted,
     )
     jb_tox = 1 if jailbreak_toxic else None
     caps = {**DEFAULT_CAPS, **(caps or {})}
     repeats = {**DEFAULT_REPEATS, **(repeats or {})}
     wanted = set(p["sources"]) if p["sources"] is not None else set(caps)
+    if not targeted:
+        wanted.discard("targeted")
     rng = random.Random(seed)
     out: dict[str, list[Example]] = {}
 
@@ -219,7 +268,10 @@ def build_mixture(
                         **{
                             t: int(t in present)
                             for t in ("insult", "threat", "identity_attack", "profanity")
-                        }
+                        },
+                        toxicity=1
+                        if targeted and present & {"insult", "threat", "identity_attack"}
+                        else None,
                     ),
                     tox_chars=majority.get(r.text),
                     type_chars=types,
@@ -238,6 +290,9 @@ def build_mixture(
                     _seq(
                         offensive=r.label,
                         identity_attack=1 if hate else (0 if r.label == 0 else None),
+                        toxicity=(1 if hate else (0 if r.label == 0 else None))
+                        if targeted
+                        else None,
                     ),
                 )
             )
@@ -264,13 +319,24 @@ def build_mixture(
                         profanity=(1 if b == "UNT" else 0)
                         if off is not None and (off == 0 or b in ("UNT", "TIN"))
                         else None,
+                        toxicity=(1 if b == "TIN" else (0 if off == 0 else None))
+                        if targeted and off is not None
+                        else None,
                     ),
                 )
             )
         out["olid"] = rows
     if "toxigen" in wanted:
         out["toxigen"] = [
-            Example(r.text, "toxigen", _seq(offensive=r.label, identity_attack=r.label))
+            Example(
+                r.text,
+                "toxigen",
+                _seq(
+                    offensive=r.label,
+                    identity_attack=r.label,
+                    toxicity=1 if targeted and r.label == 1 else None,
+                ),
+            )
             for r in load_dataset("toxigen", None, data_dir)
         ]
     if "jigsaw_sentences" in wanted:
@@ -278,6 +344,8 @@ def build_mixture(
             Example(r.text, "jigsaw_sentences", _seq(offensive=r.label))
             for r in load_dataset("jigsaw_sentences", "dev", data_dir)
         ]
+    if "targeted" in wanted:
+        out["targeted"] = [_targeted_example(r) for r in training_records(data_dir, seed=seed)]
 
     examples: list[Example] = []
     for name in sorted(out):

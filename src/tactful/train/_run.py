@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..params import (
+    Bool,
     Check,
     Constraint,
     Constraints,
@@ -73,6 +74,7 @@ STAGE2_CAPS = {
     "olid": 500,
     "toxigen": 500,
     "jigsaw_sentences": 500,
+    "targeted": 3000,
 }
 STAGE2_REPEATS = {"toxicchat": 2, "detexd": 1, "jailbreak_inthewild": 1}
 
@@ -92,6 +94,7 @@ STAGE3_CAPS = {
     "olid": 300,
     "toxigen": 300,
     "jigsaw_sentences": 300,
+    "targeted": 3000,
 }
 STAGE3_REPEATS = {"toxicchat": 3, "detexd": 1, "jailbreak_inthewild": 1}
 
@@ -143,20 +146,26 @@ def stage_mixture(
     jailbreak_toxic: bool | None = None,
     *,
     sources: Iterable[str] | None = None,
+    targeted: bool = False,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
     ``jailbreak_toxic`` overrides the stage's own choice (stage 1: True; see
     :data:`STAGES`) of whether the jailbreak templates are toxicity positives.
     ``sources`` keeps only those sources (a different draw: see
-    :func:`~tactful.train.build_mixture`).
+    :func:`~tactful.train.build_mixture`). ``targeted`` adds model 2.0's targeted
+    rows and toxicity labels (all of them in stage 1, a replay of 3,000 later).
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
         jailbreak_toxic = st.get("jailbreak_toxic", True)
     if stage == 1:
         examples = build_mixture(
-            data_dir, seed=seed, jailbreak_toxic=jailbreak_toxic, sources=sources
+            data_dir,
+            seed=seed,
+            jailbreak_toxic=jailbreak_toxic,
+            sources=sources,
+            targeted=targeted,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -168,6 +177,7 @@ def stage_mixture(
         jailbreak_toxic=jailbreak_toxic,
         span_gold=st.get("span_gold", "semeval"),
         sources=sources,
+        targeted=targeted,
     )
     return examples, run_seed
 
@@ -217,6 +227,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "init": Nullable(PathLike()),
     "encoder": OneOf(ENCODERS),
     "sources": Nullable(StrList(options=SOURCES, nonempty=True)),
+    "targeted": Bool(),
 }
 
 
@@ -232,6 +243,7 @@ def run_training(
     jailbreak_toxic: bool | None = None,
     encoder: str = "minilm",
     sources: Iterable[str] | None = None,
+    targeted: bool = False,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
 
@@ -261,6 +273,9 @@ def run_training(
         ``init``, the one ``init`` was trained on.
     sources : list of str, optional
         Only these sources of the mixture (:data:`SOURCES`).
+    targeted : bool, default=False
+        Model 2.0's mixture: the ``targeted`` source and the toxicity labels of
+        the hate and offence sets (:func:`~tactful.train.build_mixture`).
 
     Returns
     -------
@@ -277,6 +292,7 @@ def run_training(
         init=init,
         encoder=encoder,
         sources=sources,
+        targeted=targeted,
     )
     init_path: Path | None = p["init"]
     stage = _stage_rule(init_path).accept("stage", "run_training", stage)
@@ -298,18 +314,21 @@ def run_training(
     _setup_logging(out_dir)
     data = p["data_dir"]
     if init_path is None:
-        examples, _ = stage_mixture(data, 1, p["seed"], jailbreak_toxic, sources=p["sources"])
+        examples, _ = stage_mixture(
+            data, 1, p["seed"], jailbreak_toxic, sources=p["sources"], targeted=p["targeted"]
+        )
         cfg = TrainConfig(
             epochs=p["epochs"],
             seed=p["seed"],
             jailbreak_toxic=jailbreak_toxic,
             encoder=p["encoder"],
+            targeted=p["targeted"],
         )
     else:
         stage = stage or 2
         st = STAGES[stage]
         examples, run_seed = stage_mixture(
-            data, stage, p["seed"], jailbreak_toxic, sources=p["sources"]
+            data, stage, p["seed"], jailbreak_toxic, sources=p["sources"], targeted=p["targeted"]
         )
         cfg = TrainConfig(
             epochs=p["epochs"],
@@ -321,6 +340,7 @@ def run_training(
             stage=stage,
             jailbreak_toxic=jailbreak_toxic,
             encoder=p["encoder"],
+            targeted=p["targeted"],
         )
     if not examples:
         raise ConfigError(f"The mixture of stage {cfg.stage} is empty: nothing to train on.")
