@@ -11,6 +11,11 @@ measures, with ToxicChat 0124 test prompts in turn (not one repeated text):
   is measured from each request's *scheduled* time, so a server that falls
   behind is charged for the queue it builds (no coordinated omission).
 
+Before the server runs, two baselines are measured in the same run: the
+machine's single-thread float32 matmul speed (numpy, 512 x 512), and the model
+alone (``builtin.analyze([text])`` in-process, CPU per text), which gives the
+ceiling no server can pass: CPUs x 1000 / (ms per text) texts/s.
+
 Both generators' CPU time is reported next to the server's, so their share of
 the two cores is visible. The machine's load average before each step is
 printed too: figures taken on a busy machine are provisional.
@@ -325,12 +330,33 @@ def model_alone(bodies: list[bytes], n: int) -> dict[str, Any]:
     for t in texts:
         mod.analyze([t])
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    per_text = 1000 * cpu / len(texts)
     return {
         "texts": len(texts),
-        "cpu_ms_per_text": 1000 * cpu / len(texts),
+        "cpu_ms_per_text": per_text,
+        # No server can answer faster than the model computes on every core.
+        "ceiling_texts_per_s": (os.cpu_count() or 1) * 1000 / per_text,
         "wall_s": wall,
         "loadavg_before": loadavg(),
     }
+
+
+def machine_gflops(n: int = 512, repeats: int = 40) -> float:
+    """Single-thread float32 matrix-multiply speed (numpy, n x n): how fast this CPU is.
+
+    The model's cost is mostly such products, so this figure lets a reader
+    compare a run here with a run on another machine.
+    """
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    with threadpool_limits(1):
+        a @ b
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            a @ b
+        return 2 * n**3 * repeats / (time.perf_counter() - t0) / 1e9
 
 
 # ----------------------------------------------------------------------------- main
@@ -425,10 +451,13 @@ def main() -> None:
             f"load {loadavg()}",
             flush=True,
         )
+        gflops = machine_gflops()
         base = model_alone(bodies, args.baseline)
         print(
+            f"machine: {gflops:.1f} GFLOP/s float32 matmul on one thread (numpy 512x512)\n"
             f"model alone (builtin, 1 thread, in-process): {base['cpu_ms_per_text']:.1f} ms CPU "
-            f"per text over the first {base['texts']} prompts (load {base['loadavg_before']})",
+            f"per text over the first {base['texts']} prompts (load {base['loadavg_before']}); "
+            f"ceiling on {os.cpu_count()} CPUs: {base['ceiling_texts_per_s']:.1f} texts/s",
             flush=True,
         )
         results = []
@@ -438,6 +467,7 @@ def main() -> None:
     report = {
         "prompts": len(bodies),
         "cpus": os.cpu_count(),
+        "machine_gflops_1thread": gflops,
         "model_alone": base,
         "results": results,
         "command": " ".join(sys.argv),
