@@ -9,9 +9,11 @@ cross-validation, speed and robustness figures are read from the JSON files thei
     tactful train cv detexd --out runs/cv_detexd_e5           # -> runs/cv_detexd_e5/cv_detexd.json
     python bench/speed.py --json runs/speed.json               # the run the card was built from
     python bench/robustness.py --moderator builtin --json runs/robustness.json
+    tactful eval functional --moderator builtin --json > runs/eval_functional.json
     python scripts/card_figures.py --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
         --cv runs/cv_detexd_e5/cv_detexd.json --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
-        --speed runs/speed.json --robustness runs/robustness.json
+        --speed runs/speed.json --robustness runs/robustness.json --functional runs/eval_functional.json \\
+        [--keep "detexd 5-fold CV"]
 """
 
 from __future__ import annotations
@@ -48,8 +50,27 @@ def main() -> None:
         default=None,
         help="F1 of fold 0 of the fine-tuned CV when the full CV did not finish",
     )
+    ap.add_argument(
+        "--functional",
+        type=Path,
+        default=None,
+        help="JSON written by `tactful eval functional --moderator builtin --json`",
+    )
+    ap.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="Carry over the current card's figures whose name starts with PREFIX, with "
+        "their commands (for protocols that do not use the shipped weights, such as "
+        "`tactful train cv detexd`, which fine-tunes the encoder on DeTexD alone)",
+    )
     a = ap.parse_args()
-    figures: list[dict] = []
+    path = default_model_dir() / "card.json"
+    card = json.loads(path.read_text())
+    figures: list[dict] = [
+        f for f in card.get("figures", []) if any(f["name"].startswith(k) for k in a.keep)
+    ]
 
     def add(name: str, value, command: str) -> None:
         figures.append(
@@ -128,6 +149,14 @@ def main() -> None:
             sp["check_peak_rss_mb"],
             f"{cmd} (same measurement alone: --memory-only)",
         )
+    if a.functional:
+        fn = json.loads(a.functional.read_text())
+        cmd = "tactful eval functional --moderator builtin --json"
+        for row in fn["functionalities"]:
+            name = f"functional suite: {row['functionality']} (n={row['n']})"
+            add(f"{name} pass rate", row["pass_rate"], cmd)
+            if row.get("span_pass_rate") is not None:
+                add(f"{name} span pass rate ({row['span_check']})", row["span_pass_rate"], cmd)
     if a.robustness:
         rb = json.loads(a.robustness.read_text())
         cmd = "python bench/robustness.py --moderator builtin --seed 0"
@@ -135,8 +164,6 @@ def main() -> None:
             if k not in ("moderator", "seed"):
                 add(f"obfuscation: {k}", v, cmd)
 
-    path = default_model_dir() / "card.json"
-    card = json.loads(path.read_text())
     card["figures"] = figures
     path.write_text(json.dumps(card, indent=2) + "\n")
     for f in figures:
