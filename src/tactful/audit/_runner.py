@@ -29,7 +29,7 @@ from ..errors import (
     FailedItemsError,
 )
 from ..evaluate import trained_texts
-from ..params import Bool, Constraints, Int, Nullable, OneOf, PathLike, validate_params
+from ..params import Bool, Constraints, Int, Nullable, OneOf, PathLike, validate_arguments
 from ..store import (
     ENGINES,
     ResultStore,
@@ -192,19 +192,7 @@ def run_audit(
         then no report is written: the message counts the failed texts per
         moderator, and a re-run asks only for them.
     """
-    p = validate_params(
-        "run_audit",
-        _RunAudit._parameter_constraints,
-        out=out,
-        store=store,
-        data_dir=data_dir,
-        n_resamples=n_resamples,
-        seed=seed,
-        limit=limit,
-        progress=progress,
-        batch_size=batch_size,
-        engine=engine,
-    )
+    p = validate_arguments("run_audit", _RunAudit._parameter_constraints, locals())
     if not moderators:
         raise ConfigError(
             "The 'moderators' parameter of run_audit must name at least one moderator."

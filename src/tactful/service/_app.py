@@ -702,20 +702,20 @@ def _console_routes(app: FastAPI, service: Service) -> None:
     async def list_labels() -> Response:
         return _JSON({"labels": await run_in_threadpool(labels.export_rows)})
 
-    @app.get("/console/api/labels.csv", tags=["console"])
-    async def labels_csv() -> Response:
-        text = await run_in_threadpool(labels.export_csv)
-        return Response(
-            text.encode("utf-8"),
-            media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": 'attachment; filename="labels.csv"'},
+    def labels_file(suffix: str, media_type: str, charset: str, export: Callable[[], str]) -> None:
+        """GET /console/api/labels.{suffix}: every label as a download."""
+
+        async def download() -> Response:
+            text = await run_in_threadpool(export)
+            return Response(
+                text.encode(charset),
+                media_type=media_type,
+                headers={"Content-Disposition": f'attachment; filename="labels.{suffix}"'},
+            )
+
+        app.get(f"/console/api/labels.{suffix}", tags=["console"], name=f"labels_{suffix}")(
+            download
         )
 
-    @app.get("/console/api/labels.jsonl", tags=["console"])
-    async def labels_jsonl() -> Response:
-        text = await run_in_threadpool(labels.export_jsonl)
-        return Response(
-            text.encode("ascii"),
-            media_type="application/jsonl",
-            headers={"Content-Disposition": 'attachment; filename="labels.jsonl"'},
-        )
+    labels_file("csv", "text/csv; charset=utf-8", "utf-8", labels.export_csv)
+    labels_file("jsonl", "application/jsonl", "ascii", labels.export_jsonl)

@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from .._types import Analysis
 from ..errors import BackendError
-from ..params import Bool, Constraints, Float, Int, validate_params
+from ..params import Bool, Constraints, Float, Int, validate_arguments
 
 __all__ = ["BatcherStats", "MicroBatcher", "OverloadedError"]
 
@@ -95,15 +95,7 @@ class MicroBatcher:
         merge: bool = True,
         concurrency: int = 1,
     ) -> None:
-        p = validate_params(
-            "MicroBatcher",
-            self._parameter_constraints,
-            max_batch=max_batch,
-            max_wait=max_wait,
-            max_queue=max_queue,
-            merge=merge,
-            concurrency=concurrency,
-        )
+        p = validate_arguments("MicroBatcher", self._parameter_constraints, locals())
         self._analyze = analyze
         self.max_batch: int = p["max_batch"]
         self.max_wait: float = p["max_wait"]
