@@ -160,6 +160,16 @@ def test_thresholds_override(builtin):
     assert strict.config()["thresholds"] == {"toxicity": 1.0, "offensive_or": 1.0}
 
 
+def test_threat_or_flags_on_the_threat_head_alone(builtin):
+    text = "Have a lovely day."
+    base = {"toxicity": 1.0, "offensive_or": 1.0}
+    [quiet] = BuiltinModerator(thresholds=base).analyze([text])
+    [loud] = BuiltinModerator(thresholds={**base, "threat_or": 0.0}).analyze([text])
+    assert not quiet.flagged and not quiet.flags["toxicity"]
+    # the same scores; only the OR-in point of the threat head differs
+    assert loud.flagged and loud.flags["toxicity"] and loud.scores == quiet.scores
+
+
 def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
     long = "The committee met on Tuesday to review the budget. " * 80 + "You are a pathetic idiot."
     texts = [

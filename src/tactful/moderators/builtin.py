@@ -82,9 +82,10 @@ RUNTIME_REVISION = 2
 #: prompts with a span, against 0.6706 / 62 for a gate of 0.2 on all six toxicity heads.
 SPAN_GATE = 0.1
 _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
-#: Operating points besides the heads: the comment-toxicity head's high-precision
-#: point that also flags (``offensive_or``) and the token head's (``span``).
-_EXTRA_THRESHOLDS = ("offensive_or", "span")
+#: Operating points besides the heads: the high-precision points at which the
+#: comment-toxicity head (``offensive_or``) and the threat head (``threat_or``) also
+#: flag a text, and the token head's (``span``). A card without one never ORs that head in.
+_EXTRA_THRESHOLDS = ("offensive_or", "threat_or", "span")
 
 
 #: What :meth:`BuiltinModerator.predict_arrays` returns, per text: sequence
@@ -410,11 +411,14 @@ class BuiltinModerator(Configured):
         for i, text in enumerate(texts):
             probs = {h: float(np.clip(seq[i, k], 0.0, 1.0)) for k, h in enumerate(SEQ_HEADS)}
             flags = {h: probs[h] >= th.get(h, 0.5) for h in SEQ_HEADS}
-            # Toxic = the prompt-toxicity head at its point, or the comment-toxicity
-            # head at its high-precision point (card: "offensive_or"), so an insult
-            # is flagged whether it reads as a chat prompt or as a comment.
-            flags["toxicity"] = flags["toxicity"] or probs["offensive"] >= th.get(
-                "offensive_or", 1.01
+            # Toxic = the prompt-toxicity head at its point, or the comment-toxicity or
+            # threat head at its high-precision point (card: "offensive_or",
+            # "threat_or"), so an insult or a threat is flagged whether it reads as a
+            # chat prompt or as a comment.
+            flags["toxicity"] = (
+                flags["toxicity"]
+                or probs["offensive"] >= th.get("offensive_or", 1.01)
+                or probs["threat"] >= th.get("threat_or", 1.01)
             )
             flagged = flags["toxicity"]
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i]) if text else ()

@@ -176,6 +176,21 @@ def choose_span_threshold(
     return best
 
 
+def or_in_threshold(y: np.ndarray, p: np.ndarray, precision: float = 0.99) -> float:
+    """The lowest threshold of :data:`THRESHOLD_GRID` at which ``p >= t`` predicts ``y``
+    with at least ``precision`` (0.95 when none does): a head's OR-in point."""
+    from ..metrics import precision_recall_f1
+
+    return next(
+        (
+            float(t)
+            for t in THRESHOLD_GRID
+            if precision_recall_f1(y, (p >= t).astype(int))["precision"] >= precision
+        ),
+        0.95,
+    )
+
+
 def choose_thresholds(
     model_dir: str | Path,
     data_dir: str | Path | None,
@@ -188,8 +203,8 @@ def choose_thresholds(
     seed 0 when None.
 
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
-    train rows); offensive (F1) and offensive_or (precision >= 0.99, the point at
-    which comment toxicity alone flags a text): 2,000 Jigsaw sentences dev rows no
+    train rows); offensive (F1), and offensive_or and threat_or (precision >= 0.99 as
+    a toxicity flag, the point at which comment toxicity or a threat alone flags a text): 2,000 Jigsaw sentences dev rows no
     training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
     with the gold of the last stage's span targets). Heads without a held-out dev
     set keep 0.5.
@@ -214,18 +229,10 @@ def choose_thresholds(
     p_off = seq_j[:, SEQ_HEADS.index("offensive")]
     th["offensive"], f1 = best_f1_threshold(y, p_off)
     dev_fig["jigsaw_sentences_heldout_dev_offensive_f1"] = round(f1, 4)
-    # The OR-in point: the lowest threshold whose precision on that set is >= 0.99:
-    # comment toxicity alone flags a text only when it is near certain.
-    from ..metrics import precision_recall_f1
-
-    th["offensive_or"] = next(
-        (
-            float(t)
-            for t in THRESHOLD_GRID
-            if precision_recall_f1(y, (p_off >= t).astype(int))["precision"] >= 0.99
-        ),
-        0.95,
-    )
+    # The OR-in points: the lowest threshold whose precision on that set is >= 0.99:
+    # comment toxicity (or a threat) alone flags a text only when it is near certain.
+    th["offensive_or"] = or_in_threshold(y, p_off)
+    th["threat_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("threat")])
     span_gold = run_span_gold(stages)
     th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
     dev_fig[
