@@ -4,7 +4,8 @@ For each run folder (its ``export/model.onnx`` and ``export/tokenizer.json``, as
 written by ``tactful train run`` or ``tactful train soup``), the int8 export is loaded by the builtin
 moderator and its toxicity head scored on ToxicChat dev (average precision: the
 selection criterion, no threshold in it) and test (average precision; F1 and
-jailbreak recall at the threshold that maximises dev F1 on the card's grid).
+jailbreak recall at the threshold the card would choose: the best mean dev F1 over
+the card's bootstrap resamples of dev, on the card's grid).
 Spans: the threshold that maximises SemEval-2021 trial span F1 (against the gold
 of the run's span targets, as the card chooses it), that F1, and SemEval-2021 test
 span F1 at that threshold.
@@ -37,6 +38,7 @@ from tactful.errors import TactfulError
 from tactful.metrics import average_precision, jailbreak_recall, precision_recall_f1, span_f1
 from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator, load_card
 from tactful.train import (
+    DEV_RESAMPLES,
     best_f1_threshold,
     choose_span_threshold,
     install_export,
@@ -100,7 +102,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     p_test = mod.predict_arrays([r.text for r in test])[0][:, k]
     y_dev = np.array([int(r.labels["toxicity"]) for r in dev])
     y_test = np.array([int(r.labels["toxicity"]) for r in test])
-    t, dev_f1 = best_f1_threshold(y_dev, p_dev)
+    t, dev_f1 = best_f1_threshold(y_dev, p_dev, resamples=DEV_RESAMPLES)
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
     span_gold = run_span_gold(run_stages(run)) if (run / "train.json").is_file() else "semeval"

@@ -353,3 +353,21 @@ def test_targeted_labels(data_dir):
         dav = [e for e in ex if e.source == "davidson"]
         labelled = {e.seq[tox] for e in dav if not math.isnan(e.seq[tox])}
         assert labelled == ({0.0, 1.0} if ex is _targeted(data_dir, 1) else set())
+
+
+def test_best_f1_threshold_plain_and_resampled():
+    import numpy as np
+
+    from tactful.metrics import precision_recall_f1
+    from tactful.train import THRESHOLD_GRID, best_f1_threshold
+
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 0, 1, 0])
+    p = np.array([0.1, 0.2, 0.3, 0.45, 0.5, 0.6, 0.7, 0.72, 0.9, 0.05])
+    f1s = [precision_recall_f1(y, (p >= t).astype(int))["f1"] for t in THRESHOLD_GRID]
+    t, f1 = best_f1_threshold(y, p)
+    # the plain choice: the lowest grid threshold with the best F1 of the sample
+    assert t == float(THRESHOLD_GRID[int(np.argmax(f1s))]) == 0.475 and f1 == max(f1s)
+    # resampled: a threshold of the grid, reported with its plain F1, the same for a seed
+    tr, f1r = best_f1_threshold(y, p, resamples=200, seed=3)
+    assert tr in THRESHOLD_GRID and f1r == f1s[list(THRESHOLD_GRID).index(tr)]
+    assert best_f1_threshold(y, p, resamples=200, seed=3) == (tr, f1r)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._card import (
+        DEV_RESAMPLES,
         MODEL_FILES,
         RUN_MISMATCH_MESSAGE,
         RUN_MISSING_MESSAGE,
@@ -77,6 +78,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "CV_PROTOCOLS",
     "DEFAULT_CAPS",
     "DEFAULT_REPEATS",
+    "DEV_RESAMPLES",
     "ENCODERS",
     "ENCODER_CACHE_ENV",
     "ENCODER_INFO",
@@ -145,6 +147,7 @@ _LAZY: dict[str, str] = {
     "SPAN_GOLDS": "._mixture",
     "STAGES": "._run",
     "SourceRun": "._card",
+    "DEV_RESAMPLES": "._card",
     "THRESHOLD_GRID": "._card",
     "TRAIN_EXTRA_MESSAGE": "._config",
     "TrainConfig": "._config",

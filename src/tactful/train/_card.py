@@ -43,6 +43,11 @@ __all__ = [
 #: The thresholds tried on dev data (0.05 to 0.95 by 0.025).
 THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 
+#: Bootstrap resamples of ToxicChat dev behind the toxicity and jailbreak points
+#: (:func:`best_f1_threshold`): the 280-row carve-out alone is too few rows to trust
+#: the argmax of one sample.
+DEV_RESAMPLES = 1000
+
 #: A run folder named by a card is not there ({run}, {version}, {card_run}).
 RUN_MISSING_MESSAGE = (
     "No run folder at {run}: model {version} was built from the run {card_run}, and runs are "
@@ -54,19 +59,37 @@ RUN_MISMATCH_MESSAGE = (
 )
 
 
-def best_f1_threshold(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+def best_f1_threshold(
+    y: np.ndarray, p: np.ndarray, *, resamples: int = 0, seed: int = 0
+) -> tuple[float, float]:
     """The threshold of :data:`THRESHOLD_GRID` with the best F1 of ``p >= t``, and that F1.
 
+    With ``resamples`` > 0 the threshold maximises the *mean* F1 over that many
+    bootstrap resamples of the rows (seeded), not the F1 of the one sample: on a
+    small dev set (ToxicChat's carve-out has 280 rows, 21 toxic) the plain argmax
+    follows a handful of rows, the mean over resamples is the expected F1 of a
+    threshold. The F1 returned is always the plain F1 of the chosen threshold.
     Ties go to the lowest threshold.
     """
-    from ..metrics import precision_recall_f1
+    truth = np.asarray(y).astype(bool)
+    pred = np.asarray(p, dtype=np.float64)[:, None] >= THRESHOLD_GRID[None, :]
+    hit, false_alarm, miss = pred & truth[:, None], pred & ~truth[:, None], ~pred & truth[:, None]
 
-    best = (0.5, -1.0)
-    for t in THRESHOLD_GRID:
-        f1 = precision_recall_f1(y, (p >= t).astype(int))["f1"]
-        if f1 > best[1] + 1e-12:
-            best = (float(t), float(f1))
-    return best
+    def f1(weights: np.ndarray) -> np.ndarray:
+        tp, fp, fn = weights @ hit, weights @ false_alarm, weights @ miss
+        den = 2 * tp + fp + fn
+        return np.divide(2 * tp, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
+
+    plain = f1(np.ones((1, truth.size)))[0]
+    if resamples > 0:
+        rows = np.random.default_rng(seed).integers(0, truth.size, (resamples, truth.size))
+        counts = np.zeros((resamples, truth.size))
+        np.add.at(counts, (np.arange(resamples)[:, None], rows), 1.0)
+        criterion = f1(counts).mean(axis=0)
+    else:
+        criterion = plain
+    best = int(np.argmax(criterion > criterion.max() - 1e-12))
+    return float(THRESHOLD_GRID[best]), float(plain[best])
 
 
 def run_stages(run_dir: str | Path) -> list[dict[str, Any]]:
@@ -203,7 +226,7 @@ def choose_thresholds(
     seed 0 when None.
 
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
-    train rows); offensive (F1), and offensive_or and threat_or (precision >= 0.99 as
+    train rows), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap resamples; offensive (F1), and offensive_or and threat_or (precision >= 0.99 as
     a toxicity flag, the point at which comment toxicity or a threat alone flags a text): 2,000 Jigsaw sentences dev rows no
     training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
     with the gold of the last stage's span targets). Heads without a held-out dev
@@ -219,7 +242,7 @@ def choose_thresholds(
     dev_fig: dict[str, Any] = {}
     for head, key in (("toxicity", "toxicity"), ("jailbreak", "jailbreak")):
         y = np.array([r.labels[key] for r in dev], dtype=int)
-        t, f1 = best_f1_threshold(y, seq[:, SEQ_HEADS.index(head)])
+        t, f1 = best_f1_threshold(y, seq[:, SEQ_HEADS.index(head)], resamples=DEV_RESAMPLES)
         th[head] = t
         dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
