@@ -385,7 +385,8 @@ def ship(
     card["dev"] = {
         **chosen["dev"],
         "command": f"tactful train ship {run} --version {p['version']} "
-        "(thresholds: max F1 on dev over a 0.05..0.95 grid)",
+        f"(thresholds on a 0.05..0.95 grid: toxicity and jailbreak the best mean F1 over "
+        f"{DEV_RESAMPLES} bootstrap resamples of ToxicChat dev, the others max F1 on dev)",
     }
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
