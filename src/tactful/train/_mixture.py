@@ -103,6 +103,16 @@ DEFAULT_CAPS: dict[str, int | None] = {
 DEFAULT_REPEATS: dict[str, int] = {"toxicchat": 3, "detexd": 3, "jailbreak_inthewild": 1}
 
 
+def _type_chars(r: Record) -> dict[int, int]:
+    """Character offset -> :data:`SPAN_TYPES` index of every typed gold span of ``r``."""
+    return {
+        i: SPAN_TYPES.index(s.label)
+        for s in r.spans or ()
+        if s.label in SPAN_TYPES
+        for i in range(s.start, min(s.end, len(r.text)))
+    }
+
+
 def _targeted_example(r: Record) -> Example:
     """A :func:`~tactful.functional.training_records` row as a training example.
 
@@ -114,21 +124,13 @@ def _targeted_example(r: Record) -> Example:
     labels = dict(r.labels)
     if r.label == 0:
         labels.update(offensive=0, profanity=0)
-    tox = types = None
-    if r.spans is not None:
-        tox = span_offsets(r.spans)
-        types = {
-            i: SPAN_TYPES.index(s.label)
-            for s in r.spans
-            if s.label in SPAN_TYPES
-            for i in range(s.start, min(s.end, len(r.text)))
-        }
+    has_spans = r.spans is not None
     return Example(
         r.text,
         "targeted",
         _seq(**labels),
-        tox_chars=tox,
-        type_chars=types,
+        tox_chars=span_offsets(r.spans or ()) if has_spans else None,
+        type_chars=_type_chars(r) if has_spans else None,
         meta={"id": r.id, "from": r.meta.get("source")},
     )
 
@@ -253,13 +255,8 @@ def build_mixture(
         for r in load_dataset("toxicspans_raters", "all", data_dir):
             if r.text in held_out:
                 continue
-            types: dict[int, int] = {}
-            present = set()
-            for s in r.spans or ():
-                if s.label in SPAN_TYPES:
-                    present.add(s.label)
-                    for i in range(s.start, min(s.end, len(r.text))):
-                        types[i] = SPAN_TYPES.index(s.label)
+            types = _type_chars(r)
+            present = {s.label for s in r.spans or () if s.label in SPAN_TYPES}
             rows.append(
                 Example(
                     r.text,
