@@ -70,6 +70,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
         config.get("jailbreak_toxic"),
         sources=config.get("sources"),
         targeted=bool(config.get("targeted", False)),
+        broad_toxicity=config.get("broad_toxicity"),
     )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

@@ -26,6 +26,7 @@ from tactful.functional import (
     counterfactual_records,
     descriptor_entries,
     generate,
+    harm_template_records,
     holistic_person_nouns,
     identity_negatives,
     normalized_text,
@@ -128,6 +129,38 @@ def test_threat_templates_mark_the_threat():
     r = next(r for r in rows if r.meta["template_id"] == "tr-thd03")
     assert r.text.startswith("Say that one more time and I will ")
     assert r.text[r.spans[0].start : r.spans[0].end].endswith(" you")
+
+
+def test_harm_template_records_labels_and_spans():
+    rows = harm_template_records()
+    by_func = {}
+    for r in rows:
+        by_func.setdefault(r.meta["functionality"], []).append(r)
+    assert set(by_func) == {
+        "dehumanisation",
+        "slur",
+        "insult_no_profanity",
+        "violent_harm_request",
+        "negated_hate",
+        "counter_speech",
+        "profanity_non_hateful",
+    }
+    assert all(len(v) <= 60 * 8 for v in by_func.values())
+    for r in by_func["dehumanisation"] + by_func["slur"]:
+        assert (r.label, dict(r.labels)) == (1, {"toxicity": 1, "identity_attack": 1})
+        assert r.spans and all(s.label == "identity_attack" for s in r.spans)
+    r = next(r for r in by_func["dehumanisation"] if r.meta["template_id"] == "tr-deh06")
+    assert r.text.startswith("Your kind are ")
+    assert r.text[r.spans[0].start : r.spans[0].end] == r.text[len("Your kind are ") : -1]
+    for r in by_func["insult_no_profanity"]:
+        assert dict(r.labels) == {"toxicity": 1, "insult": 1} and r.spans
+    # No single toxic word in a request; harmless rows quote hate: spans unknown, not empty.
+    assert all(r.spans is None for f in ("violent_harm_request", "negated_hate",
+                                         "counter_speech", "profanity_non_hateful")
+               for r in by_func[f])  # fmt: skip
+    assert {r.label for r in by_func["counter_speech"]} == {0}
+    assert all(dict(r.labels)["profanity"] == 1 for r in by_func["profanity_non_hateful"])
+    assert len(harm_template_records(max_per_template=5)) < len(rows)
 
 
 @pytest.mark.parametrize(
@@ -274,6 +307,7 @@ def test_training_records_read_only_allowed_sources(data_dir, monkeypatch):
     assert sources == {
         "identity_templates",
         "threat_templates",
+        "harm_templates",
         "toxigen_benign",
         "toxicspans_threats",
         "davidson_threats",

@@ -138,7 +138,17 @@ def test_run_refuses_bad_arguments_before_any_work(tmp_path):
     # a later stage needs the weights of the stage before it
     result = _invoke("train", "run", "--out", str(tmp_path / "r"), "--stage", "3")
     assert result.exit_code == 2
-    assert "The 'stage' parameter of run_training must be 1 or None without init" in result.output
+    assert (
+        "error: [T010] The 'stage' parameter of run_training must be one of [1, 7] or None "
+        "without init (a later stage starts from init's weights). Got 3 instead.\n"
+    ) == result.output
+    # stage 7 starts from the pretrained encoder: with init it is refused
+    prev = tmp_path / "prev.pt"
+    prev.write_bytes(b"")
+    result = _invoke(
+        "train", "run", "--out", str(tmp_path / "r"), "--init", str(prev), "--stage", "7"
+    )
+    assert result.exit_code == 2 and "Got 7 instead" in result.output
     result = _invoke("train", "run", "--out", str(tmp_path / "r"), "--sources", "toxicchat,nope")
     assert result.exit_code == 2 and "'sources' parameter of run_training" in result.output
     result = _invoke("train", "run", "--out", str(tmp_path / "r"), "--encoder", "bert")

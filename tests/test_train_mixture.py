@@ -324,8 +324,8 @@ def test_targeted_mixture_adds_the_targeted_rows_and_keeps_the_other_draws(data_
 
     plain, targeted = _stage_mixture(data_dir, 1), _targeted(data_dir, 1)
     counts = Counter(e.source for e in targeted)
-    assert counts["targeted"] == len(training_records(data_dir)) == 11514
-    assert len(targeted) == 37921 + 11514
+    assert counts["targeted"] == len(training_records(data_dir)) == 13046
+    assert len(targeted) == 37921 + 13046
     # every other source is the same draw as the plain stage-1 mixture
     assert Counter(e.text for e in targeted if e.source != "targeted") == Counter(
         e.text for e in plain
@@ -348,11 +348,27 @@ def test_targeted_labels(data_dir):
     # weak keyword threats carry no span labels
     e = next(e for e in by_text.values() if e.meta["from"] == "davidson_threats")
     assert e.tox_chars is None and e.type_chars is None
+    # a profanity template keeps its profanity label; its spans and offence are unknown
+    prof = SEQ_HEADS.index("profanity")
+    e = next(e for e in by_text.values() if e.meta["id"].startswith("tr-prf"))
+    assert e.seq[tox] == 0.0 and e.seq[prof] == 1.0 and math.isnan(e.seq[off])
+    assert e.tox_chars is None and e.type_chars is None
     # the hate and offence sets label toxicity only with targeted=True
     for ex in (_targeted(data_dir, 1), _stage_mixture(data_dir, 1)):
         dav = [e for e in ex if e.source == "davidson"]
         labelled = {e.seq[tox] for e in dav if not math.isnan(e.seq[tox])}
         assert labelled == ({0.0, 1.0} if ex is _targeted(data_dir, 1) else set())
+
+
+def test_targeted_without_broad_toxicity_and_stage_7(data_dir):
+    tox = SEQ_HEADS.index("toxicity")
+    ex, seed = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False)
+    # stage 7 is stage 4's caps and repeats with its own seed offset
+    assert seed == 6 and len(ex) == len(_targeted(data_dir, 4))
+    labelled = {e.source for e in ex if not math.isnan(e.seq[tox])}
+    assert labelled == {"toxicchat", "targeted"}
+    broad = {e.source for e in _targeted(data_dir, 4) if not math.isnan(e.seq[tox])}
+    assert {"davidson", "olid", "toxigen", "toxicspans_raters"} <= broad
 
 
 def test_best_f1_threshold_plain_and_resampled():

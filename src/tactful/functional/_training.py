@@ -33,9 +33,11 @@ from ._training_templates import TRAINING_TEMPLATES
 __all__ = [
     "AUDIT_ONLY",
     "HELD_OUT_SOURCES",
+    "TEMPLATE_LABELS",
     "THREAT_PATTERN",
     "TRAINING_SOURCES",
     "counterfactual_records",
+    "harm_template_records",
     "holistic_person_nouns",
     "identity_negatives",
     "keyword_threats",
@@ -105,23 +107,36 @@ def _held_out_texts(data_dir: DataDir) -> frozenset[str]:
 
 
 _NEGATIVE_LABELS = {"toxicity": 0, "insult": 0, "threat": 0, "identity_attack": 0}
+_THREAT_LABELS = {"toxicity": 1, "threat": 1}
+_GROUP_ATTACK_LABELS = {"toxicity": 1, "identity_attack": 1}
 _SPLIT = OneOf(("train", "dev"))
+
+#: A training template's functionality -> (its rows' labels, whether its spans are
+#: known). Known spans: the ``⟦…⟧`` targets are the only toxic characters (none in
+#: a harmless identity mention). Unknown (``spans=None``): a violent request has no
+#: single toxic word; negated hate and counter-speech quote the words of hate, and
+#: a harmless row must not teach the token head that a slur is harmless.
+TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
+    "threat_direct": (_THREAT_LABELS, True),
+    "threat_indirect": (_THREAT_LABELS, True),
+    "dehumanisation": (_GROUP_ATTACK_LABELS, True),
+    "slur": (_GROUP_ATTACK_LABELS, True),
+    "insult_no_profanity": ({"toxicity": 1, "insult": 1}, True),
+    "violent_harm_request": ({"toxicity": 1}, False),
+    "negated_hate": (_NEGATIVE_LABELS, False),
+    "counter_speech": (_NEGATIVE_LABELS, False),
+    "profanity_non_hateful": ({**_NEGATIVE_LABELS, "profanity": 1}, False),
+}
 
 
 def _template_records(cases: Sequence[Case], split: str, source: str) -> list[Record]:
-    """:func:`case_records` with training labels and the target spans as gold spans.
-
-    The training templates are harmless identity mentions (no toxic character)
-    or threats (the target span is the only toxic part).
-    """
-    return [
-        dataclasses.replace(
-            r,
-            labels={"toxicity": 1, "threat": 1} if c.toxic else _NEGATIVE_LABELS,
-            spans=c.targets,
-        )
-        for c, r in zip(cases, case_records(cases, split, source=source), strict=True)
-    ]
+    """:func:`case_records` with training labels (:data:`TEMPLATE_LABELS`; harmless
+    identity mentions: all 0, no toxic character) and the target spans as gold spans."""
+    out = []
+    for c, r in zip(cases, case_records(cases, split, source=source), strict=True):
+        labels, known = TEMPLATE_LABELS.get(c.functionality, (_NEGATIVE_LABELS, True))
+        out.append(dataclasses.replace(r, labels=dict(labels), spans=c.targets if known else None))
+    return out
 
 
 _IDENTITY_CONSTRAINTS: Constraints = {
@@ -206,6 +221,34 @@ def threat_template_records(*, seed: int = 0, max_per_template: int | None = Non
     templates = [t for t in TRAINING_TEMPLATES if t.functionality.startswith("threat")]
     cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
     return _template_records(cases, "train", "threat_templates")
+
+
+def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -> list[Record]:
+    """Rows of the other non-identity training templates (disjoint from the suite's).
+
+    Dehumanisation, slurs, insults without profanity, violent requests (toxic)
+    and negated hate, counter-speech and non-hateful profanity (harmless),
+    labelled by :data:`TEMPLATE_LABELS`; at most ``max_per_template`` rows per
+    template (the threat templates are :func:`threat_template_records`).
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1 or 0 as the functionality expects; ``meta["source"]``
+        ``"harm_templates"``.
+    """
+    p = validate_params(
+        "harm_template_records", _THREAT_CONSTRAINTS, seed=seed, max_per_template=max_per_template
+    )
+    templates = [
+        t
+        for t in TRAINING_TEMPLATES
+        if t.split == "train"
+        and t.functionality in TEMPLATE_LABELS
+        and not t.functionality.startswith("threat")
+    ]
+    cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
+    return _template_records(cases, "train", "harm_templates")
 
 
 _TOXIGEN_CONSTRAINTS: Constraints = {"max_human_score": Float(1, 4, closed="left")}
@@ -371,7 +414,8 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
     Harmless identity negatives (:func:`identity_negatives` with the data
     folder's HolisticBias descriptors and nouns, :func:`toxigen_benign`), threats
     (:func:`toxicspans_threats`, :func:`keyword_threats`,
-    :func:`threat_template_records`) and counterfactual copies
+    :func:`threat_template_records`), the other harm and counter-speech templates
+    (:func:`harm_template_records`) and counterfactual copies
     (:func:`counterfactual_records`) of the rows taken from data sets (the
     template rows already cover every group).
 
@@ -392,6 +436,7 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
             seed=seed,
         ),
         *threat_template_records(seed=seed),
+        *harm_template_records(seed=seed),
         *taken,
         *counterfactual_records(taken, seed=seed),
     ]

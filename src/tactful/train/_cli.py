@@ -76,7 +76,8 @@ def run_command(
         int | None,
         typer.Option(
             "--stage",
-            help="Which later stage an --init run is (2-6, default 2; see tactful.train.STAGES).",
+            help="Which stage: 2-6 with --init (default 2), 7 from the pretrained encoder "
+            "(stage 4's mixture in one run; see tactful.train.STAGES).",
             show_default=False,
         ),
     ] = None,
@@ -106,6 +107,15 @@ def run_command(
             "from the hate and offence sets (see tactful.train.build_mixture).",
         ),
     ] = False,
+    broad_toxicity: Annotated[
+        bool | None,
+        typer.Option(
+            "--broad-toxicity/--no-broad-toxicity",
+            help="Label the toxicity head from the hate and offence sets too "
+            "(default: as --targeted).",
+            show_default=False,
+        ),
+    ] = None,
     export: ExportOpt = True,
 ) -> None:
     """Train one stage of the multi-task model (stage 1 from the pretrained encoder)."""
@@ -124,6 +134,7 @@ def run_command(
         encoder=encoder,
         sources=picked,
         targeted=targeted,
+        broad_toxicity=broad_toxicity,
     )
     typer.echo(str(run))
 

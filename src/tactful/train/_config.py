@@ -45,7 +45,9 @@ class TrainConfig:
     the ``model.pt`` a later stage starts from (else the pretrained encoder);
     ``stage`` is recorded so that a run's data can be rebuilt; ``jailbreak_toxic``
     is set only when the run overrode its stage's choice; ``targeted`` says the run
-    trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`).
+    trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
+    ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
+    (``None``: as ``targeted``).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -66,6 +68,7 @@ class TrainConfig:
         "jailbreak_toxic": Nullable(Bool()),
         "encoder": OneOf(ENCODERS),
         "targeted": Bool(),
+        "broad_toxicity": Nullable(Bool()),
     }
 
     epochs: float = 1.0
@@ -85,6 +88,7 @@ class TrainConfig:
     jailbreak_toxic: bool | None = None
     encoder: str = "minilm"
     targeted: bool = False
+    broad_toxicity: bool | None = None
 
     def __post_init__(self) -> None:
         checked = validate_params(

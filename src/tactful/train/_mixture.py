@@ -30,8 +30,8 @@ With ``targeted=True`` (model 2.0, issue 11) two things change:
 * the ``targeted`` source joins the mixture: :func:`tactful.functional.training_records`
   (harmless identity mentions with no toxic character, threats with their
   spans, counterfactual copies), capped like any other source;
-* the toxicity head also learns from the sources that say whether a text
-  harms a person: Davidson hate (1) and neither (0), OLID targeted offence
+* unless ``broad_toxicity=False``, the toxicity head also learns from the
+  sources that say whether a text harms a person: Davidson hate (1) and neither (0), OLID targeted offence
   (1) and not offensive (0), ToxiGen with a human harm score >= 4 (1), and
   rater-level ToxicSpans posts with a majority insult, threat or identity
   attack span (1). Untargeted profanity stays unlabelled for toxicity
@@ -116,15 +116,15 @@ def _type_chars(r: Record) -> dict[int, int]:
 def _targeted_example(r: Record) -> Example:
     """A :func:`~tactful.functional.training_records` row as a training example.
 
-    Its labels feed their heads; a harmless row (label 0) is also not offensive
-    and not profane. Gold spans (``()`` for a harmless row: no toxic character)
+    Its labels feed their heads; a harmless row (label 0) whose spans are known
+    (no toxic character) is also not offensive and not profane. Gold spans (``()`` for a harmless row: no toxic character)
     feed the token head and their labels the span types; ``None`` leaves both
     unlabelled.
     """
     labels = dict(r.labels)
-    if r.label == 0:
-        labels.update(offensive=0, profanity=0)
     has_spans = r.spans is not None
+    if r.label == 0 and has_spans:
+        labels.update(offensive=0, profanity=0)
     return Example(
         r.text,
         "targeted",
@@ -148,6 +148,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "jailbreak_toxic": Bool(),
     "span_gold": OneOf(SPAN_GOLDS),
     "targeted": Bool(),
+    "broad_toxicity": Nullable(Bool()),
 }
 
 
@@ -162,6 +163,7 @@ def build_mixture(
     jailbreak_toxic: bool = True,
     span_gold: str = "semeval",
     targeted: bool = False,
+    broad_toxicity: bool | None = None,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -180,6 +182,11 @@ def build_mixture(
     characters (the ToxicSpans paper's ground truth) for those posts, and the
     same targets for the rater-level comments, which otherwise feed the span
     types only.
+
+    ``broad_toxicity`` (default: ``targeted``) gives the toxicity head the labels
+    of the hate and offence sets (Davidson, OLID, ToxiGen, rater-level ToxicSpans);
+    ``targeted=True, broad_toxicity=False`` keeps the targeted rows but leaves
+    ToxicChat (and the targeted rows) the only toxicity labels.
     """
     p = validate_params(
         "build_mixture",
@@ -190,7 +197,9 @@ def build_mixture(
         jailbreak_toxic=jailbreak_toxic,
         span_gold=span_gold,
         targeted=targeted,
+        broad_toxicity=broad_toxicity,
     )
+    broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
     caps = {**DEFAULT_CAPS, **(caps or {})}
     repeats = {**DEFAULT_REPEATS, **(repeats or {})}
@@ -267,7 +276,7 @@ def build_mixture(
                             for t in ("insult", "threat", "identity_attack", "profanity")
                         },
                         toxicity=1
-                        if targeted and present & {"insult", "threat", "identity_attack"}
+                        if broad and present & {"insult", "threat", "identity_attack"}
                         else None,
                     ),
                     tox_chars=majority.get(r.text),
@@ -287,9 +296,7 @@ def build_mixture(
                     _seq(
                         offensive=r.label,
                         identity_attack=1 if hate else (0 if r.label == 0 else None),
-                        toxicity=(1 if hate else (0 if r.label == 0 else None))
-                        if targeted
-                        else None,
+                        toxicity=(1 if hate else (0 if r.label == 0 else None)) if broad else None,
                     ),
                 )
             )
@@ -317,7 +324,7 @@ def build_mixture(
                         if off is not None and (off == 0 or b in ("UNT", "TIN"))
                         else None,
                         toxicity=(1 if b == "TIN" else (0 if off == 0 else None))
-                        if targeted and off is not None
+                        if broad and off is not None
                         else None,
                     ),
                 )
@@ -331,7 +338,7 @@ def build_mixture(
                 _seq(
                     offensive=r.label,
                     identity_attack=r.label,
-                    toxicity=1 if targeted and r.label == 1 else None,
+                    toxicity=1 if broad and r.label == 1 else None,
                 ),
             )
             for r in load_dataset("toxigen", None, data_dir)

@@ -122,13 +122,26 @@ _STAGE4: dict[str, Any] = {
     "seed_offset": 2,
     "jailbreak_toxic": False,
 }
-#: Later stages, each starting from the weights given by ``--init``.
+#: Stage 7: one stage from the pretrained encoder (no ``--init``), for the large
+#: encoder whose stage 1 would take hours here: stage 4's mixture (ToxicChat three
+#: times at 256 tokens, a replay of every other source, jailbreak templates not
+#: toxicity positives) with the heads' learning rate of the mpnet fine-tune the
+#: issue measured (encoder 3e-5, heads 1e-3), since the heads start untrained.
+_STAGE7: dict[str, Any] = {
+    **_STAGE4,
+    "head_lr": 1e-3,
+    "seed_offset": 6,
+    "pretrained": True,
+}
+#: Later stages: 2-6 start from the weights given by ``--init``; 7 from the
+#: pretrained encoder.
 STAGES: dict[int, dict[str, Any]] = {
     2: {"caps": STAGE2_CAPS, "repeats": STAGE2_REPEATS, **_CHAT_STAGE, "max_len": 128},
     3: {"caps": STAGE3_CAPS, "repeats": STAGE3_REPEATS, **_CHAT_STAGE},
     4: _STAGE4,
     5: {**_STAGE4, "span_gold": "raters"},
     6: {**_STAGE4, "span_gold": "raters", "caps": STAGE6_CAPS},
+    7: _STAGE7,
 }
 
 
@@ -147,6 +160,7 @@ def stage_mixture(
     *,
     sources: Iterable[str] | None = None,
     targeted: bool = False,
+    broad_toxicity: bool | None = None,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -154,7 +168,9 @@ def stage_mixture(
     :data:`STAGES`) of whether the jailbreak templates are toxicity positives.
     ``sources`` keeps only those sources (a different draw: see
     :func:`~tactful.train.build_mixture`). ``targeted`` adds model 2.0's targeted
-    rows and toxicity labels (all of them in stage 1, a replay of 3,000 later).
+    rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
+    ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
+    label the toxicity head (see :func:`~tactful.train.build_mixture`).
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -166,6 +182,7 @@ def stage_mixture(
             jailbreak_toxic=jailbreak_toxic,
             sources=sources,
             targeted=targeted,
+            broad_toxicity=broad_toxicity,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -178,6 +195,7 @@ def stage_mixture(
         span_gold=st.get("span_gold", "semeval"),
         sources=sources,
         targeted=targeted,
+        broad_toxicity=broad_toxicity,
     )
     return examples, run_seed
 
@@ -210,13 +228,18 @@ def load_run(run_dir: str | Path) -> MultiTaskModel:
     return model.eval()
 
 
+#: The stages that start from the pretrained encoder (no ``init``).
+PRETRAINED_STAGES: tuple[int, ...] = (1, *(k for k, st in STAGES.items() if st.get("pretrained")))
+
+
 def _stage_rule(init: Path | None) -> Constraint:
     if init is None:
         return Check(
-            "1 or None without init (a later stage starts from init's weights)",
-            lambda v: v is None or (type(v) is int and v == 1),
+            f"one of {list(PRETRAINED_STAGES)} or None without init "
+            "(a later stage starts from init's weights)",
+            lambda v: v is None or (type(v) is int and v in PRETRAINED_STAGES),
         )
-    return Nullable(OneOf(sorted(STAGES)))
+    return Nullable(OneOf(sorted(k for k in STAGES if k not in PRETRAINED_STAGES)))
 
 
 _RUN_CONSTRAINTS: Constraints = {
@@ -228,6 +251,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "encoder": OneOf(ENCODERS),
     "sources": Nullable(StrList(options=SOURCES, nonempty=True)),
     "targeted": Bool(),
+    "broad_toxicity": Nullable(Bool()),
 }
 
 
@@ -244,6 +268,7 @@ def run_training(
     encoder: str = "minilm",
     sources: Iterable[str] | None = None,
     targeted: bool = False,
+    broad_toxicity: bool | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
 
@@ -264,8 +289,8 @@ def run_training(
         The ``model.pt`` of the previous stage. Without it the run is stage 1,
         from the pretrained encoder.
     stage : int, optional
-        Which of :data:`STAGES` an ``init`` run is (default 2); 1 or None without
-        ``init``.
+        Which of :data:`STAGES` an ``init`` run is (default 2); without ``init``
+        1 (the default) or a stage that starts from the pretrained encoder (7).
     jailbreak_toxic : bool, optional
         Overrides the stage's choice of jailbreak templates as toxicity positives.
     encoder : {"minilm", "mpnet"}, default="minilm"
@@ -276,6 +301,9 @@ def run_training(
     targeted : bool, default=False
         Model 2.0's mixture: the ``targeted`` source and the toxicity labels of
         the hate and offence sets (:func:`~tactful.train.build_mixture`).
+    broad_toxicity : bool, optional
+        Whether the hate and offence sets label the toxicity head (default:
+        ``targeted``).
 
     Returns
     -------
@@ -293,6 +321,7 @@ def run_training(
         encoder=encoder,
         sources=sources,
         targeted=targeted,
+        broad_toxicity=broad_toxicity,
     )
     init_path: Path | None = p["init"]
     stage = _stage_rule(init_path).accept("stage", "run_training", stage)
@@ -313,34 +342,33 @@ def run_training(
     out_dir: Path = p["out"]
     _setup_logging(out_dir)
     data = p["data_dir"]
-    if init_path is None:
-        examples, _ = stage_mixture(
-            data, 1, p["seed"], jailbreak_toxic, sources=p["sources"], targeted=p["targeted"]
-        )
-        cfg = TrainConfig(
-            epochs=p["epochs"],
-            seed=p["seed"],
-            jailbreak_toxic=jailbreak_toxic,
-            encoder=p["encoder"],
-            targeted=p["targeted"],
-        )
+    mix = {
+        "sources": p["sources"],
+        "targeted": p["targeted"],
+        "broad_toxicity": p["broad_toxicity"],
+    }
+    common = {
+        "epochs": p["epochs"],
+        "jailbreak_toxic": jailbreak_toxic,
+        "encoder": p["encoder"],
+        "targeted": p["targeted"],
+        "broad_toxicity": p["broad_toxicity"],
+    }
+    if init_path is None and not stage or stage == 1:
+        examples, _ = stage_mixture(data, 1, p["seed"], jailbreak_toxic, **mix)
+        cfg = TrainConfig(seed=p["seed"], **common)
     else:
         stage = stage or 2
         st = STAGES[stage]
-        examples, run_seed = stage_mixture(
-            data, stage, p["seed"], jailbreak_toxic, sources=p["sources"], targeted=p["targeted"]
-        )
+        examples, run_seed = stage_mixture(data, stage, p["seed"], jailbreak_toxic, **mix)
         cfg = TrainConfig(
-            epochs=p["epochs"],
             seed=run_seed,
             lr=st["lr"],
             head_lr=st["head_lr"],
             max_len=st["max_len"],
-            init=str(init_path),
+            init=None if init_path is None else str(init_path),
             stage=stage,
-            jailbreak_toxic=jailbreak_toxic,
-            encoder=p["encoder"],
-            targeted=p["targeted"],
+            **common,
         )
     if not examples:
         raise ConfigError(f"The mixture of stage {cfg.stage} is empty: nothing to train on.")
