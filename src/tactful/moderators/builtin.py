@@ -144,10 +144,11 @@ class BuiltinModerator(Configured):
         the same length (no padding), so a text's answer never depends on the
         other texts of the batch; the calls run single-threaded, ``threads`` at
         a time. ``"sorted"``: windows of all texts sorted by length and padded
-        per batch, each call using ``threads`` intra-op threads — but dynamic
-        int8 quantization scales activations per call, so a text's scores move
-        with its batch-mates (by up to 0.54 on ToxicChat test with model 1.1.0; see
-        ``bench/speed.py`` for both).
+        per batch, each call using ``threads`` intra-op threads. With a model of
+        dynamic int8 quantization (up to 1.2.0) activations are scaled per call, so
+        a text's scores move with its batch-mates (by up to 0.54 on ToxicChat test
+        with model 1.1.0; see ``bench/speed.py``); a card with ``"quantization":
+        "weights"`` (int8 weights, float activations) gives the same answers both ways.
     max_tokens : int, default=256
         Window length in tokens, special tokens included.
     stride : int, default=64
@@ -256,6 +257,11 @@ class BuiltinModerator(Configured):
         # one call at a time on all cores (bench/speed.py).
         opts.intra_op_num_threads = 1 if self.batching == "text" else self._threads
         opts.log_severity_level = 3
+        if self.card.get("quantization") == "weights":
+            # int8 weights behind DequantizeLinear nodes: with the QDQ fusions off,
+            # onnxruntime folds them into float32 weights once, at load, instead of
+            # dequantizing on every call (2.3x slower, measured on model 2.0's export).
+            opts.add_session_config_entry("session.disable_quant_qdq", "1")
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
     @cached_property
@@ -285,8 +291,18 @@ class BuiltinModerator(Configured):
         return self
 
     # -- inference -------------------------------------------------------------
+    @cached_property
+    def _specials(self) -> tuple[int, int]:
+        """The ids that open and close a window: BERT's [CLS]/[SEP] or MPNet's <s>/</s>."""
+        tok = self._tokenizer
+        for first, last in (("[CLS]", "[SEP]"), ("<s>", "</s>")):
+            a, b = tok.token_to_id(first), tok.token_to_id(last)
+            if a is not None and b is not None:
+                return int(a), int(b)
+        raise ModelError(f"The tokenizer of {self._dir} has neither [CLS]/[SEP] nor <s>/</s>.")
+
     def _windows(self, i: int, ids: list[int]) -> list[_Window]:
-        cls_id, sep_id = 101, 102
+        cls_id, sep_id = self._specials
         body = self.max_tokens - 2
         step = body - self.stride
         out, start = [], 0

@@ -287,6 +287,16 @@ def install_export(run_dir: str | Path, folder: str | Path) -> dict[str, dict[st
     }
 
 
+#: The card's ``runtime`` line for each :data:`~tactful.train.QUANTIZATIONS` choice.
+_RUNTIMES = {
+    "dynamic": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul "
+    "weights (per output channel)",
+    "weights": "onnxruntime; int8 weights (per output channel, embeddings per row) "
+    "folded to float32 at load; float32 activations, so a text's scores do not depend "
+    "on its batch-mates",
+    "none": "onnxruntime; BERT graph fusion, float32",
+}
+
 _SHIP_CONSTRAINTS: Constraints = {
     "run_dir": PathLike(),
     "package_dir": Nullable(PathLike()),
@@ -349,6 +359,11 @@ def ship(
     if not weights.is_file():
         raise ConfigError(f"{run} holds no model.pt: train or soup the run first.")
     pins = install_export(run, folder)
+    recorded = run / "export" / "export.json"
+    # Exports written before export.json were all dynamic int8.
+    quantization = (
+        json.loads(recorded.read_text())["quantization"] if recorded.is_file() else "dynamic"
+    )
     stages = run_stages(run)
     soup_of = json.loads((run / "train.json").read_text()).get("soup_of")
     if soup_of:
@@ -363,8 +378,8 @@ def ship(
         "base_model": info.base_model,
         "architecture": f"{info.architecture} encoder, mean pooling, linear sequence head "
         f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
-        "runtime": "onnxruntime; BERT graph fusion + dynamic int8 quantization of MatMul "
-        "weights (per output channel)",
+        "runtime": _RUNTIMES[quantization],
+        "quantization": quantization,
         "heads": list(SEQ_HEADS),
         "span_types": list(SPAN_TYPES),
         "training": train_info,
