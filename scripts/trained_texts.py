@@ -45,7 +45,7 @@ from tactful.datasets import dataset_names, get_spec, load_dataset
 from tactful.errors import MissingDataError
 from tactful.evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
 from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.train import CV_PROTOCOLS, STAGES, stage_mixture
+from tactful.train import CV_PROTOCOLS, STAGES, distill_examples, stage_mixture
 
 
 def card_stages(card: dict[str, Any]) -> list[dict[str, Any]]:
@@ -63,15 +63,20 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
     number = int(stage.get("stage", 1))
     offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
     config = stage.get("config", {})
-    examples, seed = stage_mixture(
-        data_dir,
-        number,
-        int(stage["seed"]) - offset,
-        config.get("jailbreak_toxic"),
-        sources=config.get("sources"),
-        targeted=bool(config.get("targeted", False)),
-        broad_toxicity=config.get("broad_toxicity"),
-    )
+    if config.get("teacher"):  # a distilled student: the stage's mixture plus extra texts
+        examples, seed = distill_examples(
+            data_dir, stage=number, seed=int(stage["seed"]) - offset, extra=int(config["extra"])
+        )
+    else:
+        examples, seed = stage_mixture(
+            data_dir,
+            number,
+            int(stage["seed"]) - offset,
+            config.get("jailbreak_toxic"),
+            sources=config.get("sources"),
+            targeted=bool(config.get("targeted", False)),
+            broad_toxicity=config.get("broad_toxicity"),
+        )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)
     want = (stage["seed"], stage["examples"], stage["sources"])

@@ -485,6 +485,7 @@ def test_run_resume_and_soup_on_a_tiny_data_folder(tmp_path):
     assert json.loads((tmp_path / "soup" / "train.json").read_text()) == {
         "soup_of": [str(run), str(run)],
         "encoder": "minilm",
+        "layers": None,
     }
     assert [s["stage"] for s in tt.run_stages(tmp_path / "soup")] == [1]
     model = tt.load_run(tmp_path / "soup")

@@ -387,3 +387,19 @@ def test_best_f1_threshold_plain_and_resampled():
     tr, f1r = best_f1_threshold(y, p, resamples=200, seed=3)
     assert tr in THRESHOLD_GRID and f1r == f1s[list(THRESHOLD_GRID).index(tr)]
     assert best_f1_threshold(y, p, resamples=200, seed=3) == (tr, f1r)
+
+
+def test_distill_examples_add_stage_1_texts_the_chat_stage_leaves_out(data_dir):
+    from collections import Counter
+
+    from tactful.train import distill_examples
+
+    base, seed = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False)
+    ex, run_seed = distill_examples(data_dir, extra=500)
+    assert run_seed == seed == 6 and len(ex) == len(base) + 500
+    added = {e.text for e in ex} - {e.text for e in base}
+    assert len(added) == 500
+    assert Counter(e.text for e in ex if e.text not in added) == Counter(e.text for e in base)
+    # the same draw for the same seed; none with extra=0
+    assert [e.text for e in distill_examples(data_dir, extra=500)[0]] == [e.text for e in ex]
+    assert len(distill_examples(data_dir, extra=0)[0]) == len(base)

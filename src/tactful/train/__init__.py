@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     )
     from ._cli import train_app
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
+    from ._distill import distill, distill_examples, teacher_logits
     from ._encoders import (
         ENCODER_CACHE_ENV,
         ENCODER_INFO,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
         cross_validate,
         load_run,
         run_encoder,
+        run_layers,
         run_training,
         soup,
         stage_mixture,
@@ -103,6 +105,8 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "choose_span_threshold",
     "choose_thresholds",
     "cross_validate",
+    "distill",
+    "distill_examples",
     "encoder_cache_dir",
     "encoder_dir",
     "export_onnx",
@@ -114,6 +118,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "predict",
     "require_train_extra",
     "run_encoder",
+    "run_layers",
     "run_span_gold",
     "run_stages",
     "run_training",
@@ -122,6 +127,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "source_run",
     "span_sets",
     "stage_mixture",
+    "teacher_logits",
     "train",
     "train_app",
     "verify_run",
@@ -157,6 +163,9 @@ _LAZY: dict[str, str] = {
     "choose_span_threshold": "._card",
     "choose_thresholds": "._card",
     "cross_validate": "._run",
+    "distill": "._distill",
+    "distill_examples": "._distill",
+    "teacher_logits": "._distill",
     "encoder_cache_dir": "._encoders",
     "encoder_dir": "._encoders",
     "export_onnx": "._export",
@@ -168,6 +177,7 @@ _LAZY: dict[str, str] = {
     "predict": "._loop",
     "require_train_extra": "._config",
     "run_encoder": "._run",
+    "run_layers": "._run",
     "run_span_gold": "._card",
     "run_stages": "._card",
     "run_training": "._run",

@@ -336,7 +336,7 @@ def ship(
         run folder and the sha256 of its ``model.pt`` and ``export/model.onnx``,
         which ``bench/speed.py`` checks (:func:`verify_run`).
     """
-    from ._run import run_encoder
+    from ._run import run_encoder, run_layers
 
     p = validate_params(
         "ship",
@@ -371,12 +371,19 @@ def ship(
     else:
         train_info = {f"stage{s['stage']}": s for s in stages} if len(stages) > 1 else stages[0]
     info = ENCODER_INFO[encoder]
+    layers = run_layers(run)
+    # a student that kept the encoder's first layers says how many
+    architecture = (
+        info.architecture
+        if layers is None
+        else re.sub(r"-L\d+-", f"-L{layers}-", info.architecture)
+    )
     card: dict[str, Any] = {
         "name": p["name"],
         "version": p["version"],
         "encoder": encoder,
         "base_model": info.base_model,
-        "architecture": f"{info.architecture} encoder, mean pooling, linear sequence head "
+        "architecture": f"{architecture} encoder, mean pooling, linear sequence head "
         f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
         "runtime": _RUNTIMES[quantization],
         "quantization": quantization,

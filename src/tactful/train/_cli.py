@@ -181,6 +181,57 @@ def soup_command(
     typer.echo(str(soup(runs, out, export=export)))
 
 
+@train_app.command("distill")
+def distill_command(
+    teacher: Annotated[
+        Path,
+        typer.Argument(
+            metavar="TEACHER",
+            help="Run folder of the teacher (e.g. an mpnet run).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Run folder of the student.", show_default=False)
+    ],
+    data_dir: DataDirOpt = None,
+    epochs: Annotated[
+        float, typer.Option("--epochs", help="Passes over the student's mixture.")
+    ] = 1.0,
+    seed: SeedOpt = 0,
+    extra: Annotated[
+        int, typer.Option("--extra", help="Stage-1 texts added to stage 7's mixture.")
+    ] = 5000,
+    layers: Annotated[
+        int | None,
+        typer.Option(
+            "--layers", help="Keep MiniLM's first N layers (default all 6).", show_default=False
+        ),
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="Weight of the soft loss.")] = 0.5,
+    temperature: Annotated[
+        float, typer.Option("--temperature", help="Temperature of the soft targets.")
+    ] = 2.0,
+    export: ExportOpt = True,
+) -> None:
+    """Distil a teacher run into a MiniLM student (soft targets for every head)."""
+    from . import distill
+
+    run = distill(
+        teacher,
+        out,
+        data_dir,
+        seed=seed,
+        extra=extra,
+        epochs=epochs,
+        layers=layers,
+        alpha=alpha,
+        temperature=temperature,
+        export=export,
+    )
+    typer.echo(str(run))
+
+
 @train_app.command("ship")
 def ship_command(
     run: Annotated[

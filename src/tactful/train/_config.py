@@ -47,7 +47,11 @@ class TrainConfig:
     is set only when the run overrode its stage's choice; ``targeted`` says the run
     trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
     ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
-    (``None``: as ``targeted``).
+    (``None``: as ``targeted``). ``layers`` keeps the encoder's first layers
+    only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
+    times the hard-label loss plus ``alpha`` times the soft loss against the
+    teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), and
+    ``extra`` says how many stage-1 texts joined its mixture.
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -69,6 +73,11 @@ class TrainConfig:
         "encoder": OneOf(ENCODERS),
         "targeted": Bool(),
         "broad_toxicity": Nullable(Bool()),
+        "layers": Nullable(Int(1)),
+        "teacher": Nullable(Str(nonempty=True)),
+        "alpha": Float(0, 1),
+        "temperature": Float(0, None, closed="neither"),
+        "extra": Int(0),
     }
 
     epochs: float = 1.0
@@ -89,6 +98,11 @@ class TrainConfig:
     encoder: str = "minilm"
     targeted: bool = False
     broad_toxicity: bool | None = None
+    layers: int | None = None
+    teacher: str | None = None
+    alpha: float = 0.5
+    temperature: float = 2.0
+    extra: int = 0
 
     def __post_init__(self) -> None:
         checked = validate_params(

@@ -32,6 +32,8 @@ class Encoded:
     seq: list[float]
     tox: list[int]  # per token: 1/0, -100 = ignore
     typ: list[int]  # per token: type index, -100 = ignore
+    soft_seq: list[float] | None = None  # teacher logits per head (NaN = none)
+    soft_tok: list[float] | None = None  # teacher toxic logit per token (NaN = none)
 
 
 def encode(ex: Example, tok: Tokenizer) -> Encoded:
@@ -39,7 +41,14 @@ def encode(ex: Example, tok: Tokenizer) -> Encoded:
     # back to plain words (identity on clean text), which the model sees here.
     enc = tok.encode(ex.text)
     tox, typ = [], []
+    soft: list[float] | None = None if ex.soft_tox is None else []
     for (s, e), special in zip(enc.offsets, enc.special_tokens_mask):
+        if soft is not None:
+            # the teacher's tokens differ from the student's: the mean of its
+            # per-character logits over this token's characters
+            part = ex.soft_tox[s:e] if e > s and not special else ()
+            known = [float(v) for v in part if not math.isnan(v)]
+            soft.append(sum(known) / len(known) if known else math.nan)
         if special or e <= s:
             tox.append(-100)
             typ.append(-100)
@@ -54,7 +63,7 @@ def encode(ex: Example, tok: Tokenizer) -> Encoded:
         else:
             c = Counter(ex.type_chars[i] for i in chars if i in ex.type_chars)
             typ.append(c.most_common(1)[0][0] if c else -100)
-    return Encoded(enc.ids, ex.seq, tox, typ)
+    return Encoded(enc.ids, ex.seq, tox, typ, ex.soft_seq, soft)
 
 
 def _batches(data: list[Encoded], batch_size: int, rng: random.Random) -> list[list[int]]:
@@ -83,23 +92,61 @@ def collate(items: list[Encoded]) -> dict[str, torch.Tensor]:
         tox[i, :L] = torch.tensor(x.tox)
         typ[i, :L] = torch.tensor(x.typ)
     seq = torch.tensor([x.seq for x in items], dtype=torch.float32)
-    return {"input_ids": ids, "attention_mask": mask, "seq": seq, "tox": tox, "typ": typ}
+    out = {"input_ids": ids, "attention_mask": mask, "seq": seq, "tox": tox, "typ": typ}
+    if any(x.soft_seq is not None or x.soft_tok is not None for x in items):
+        soft_seq = torch.full(seq.shape, math.nan)
+        soft_tok = torch.full((len(items), n), math.nan)
+        for i, x in enumerate(items):
+            if x.soft_seq is not None:
+                soft_seq[i] = torch.tensor(x.soft_seq, dtype=torch.float32)
+            if x.soft_tok is not None:
+                soft_tok[i, : len(x.soft_tok)] = torch.tensor(x.soft_tok, dtype=torch.float32)
+        out["soft_seq"], out["soft_tok"] = soft_seq, soft_tok
+    return out
+
+
+def _soft_bce(student: torch.Tensor, teacher: torch.Tensor, t: float) -> torch.Tensor:
+    """Binary distillation loss at temperature ``t`` (Hinton et al., 2015), scaled by t²."""
+    target = torch.sigmoid(teacher / t)
+    return nn.functional.binary_cross_entropy_with_logits(student / t, target) * t * t
+
+
+def _mix(hard: torch.Tensor | None, soft: torch.Tensor | None, alpha: float) -> torch.Tensor | None:
+    if soft is None:
+        return hard
+    if hard is None:
+        return soft
+    return (1 - alpha) * hard + alpha * soft
 
 
 def loss_fn(seq_logits, tok_logits, batch, cfg: TrainConfig) -> torch.Tensor:
+    """Hard-label losses of the sequence heads, the toxic-token head and the span
+    types; with a teacher's soft targets in ``batch``, the sequence and toxic-token
+    terms are ``(1 - alpha) * hard + alpha * soft`` (a term with no target is left out)."""
+    bce = nn.functional.binary_cross_entropy_with_logits
+    loss = seq_logits.new_zeros(())
     target = batch["seq"]
     known = ~torch.isnan(target)
-    loss = seq_logits.new_zeros(())
-    if known.any():
-        loss = loss + nn.functional.binary_cross_entropy_with_logits(
-            seq_logits[known], target[known]
-        )
+    hard = bce(seq_logits[known], target[known]) if known.any() else None
+    soft = None
+    if "soft_seq" in batch:
+        k = ~torch.isnan(batch["soft_seq"])
+        if k.any():
+            soft = _soft_bce(seq_logits[k], batch["soft_seq"][k], cfg.temperature)
+    term = _mix(hard, soft, cfg.alpha)
+    if term is not None:
+        loss = loss + term
     tox = batch["tox"]
     m = tox != -100
-    if m.any():
-        loss = loss + cfg.tok_weight * nn.functional.binary_cross_entropy_with_logits(
-            tok_logits[..., 0][m], tox[m].float()
-        )
+    hard = bce(tok_logits[..., 0][m], tox[m].float()) if m.any() else None
+    soft = None
+    if "soft_tok" in batch:
+        k = ~torch.isnan(batch["soft_tok"])
+        if k.any():
+            soft = _soft_bce(tok_logits[..., 0][k], batch["soft_tok"][k], cfg.temperature)
+    term = _mix(hard, soft, cfg.alpha)
+    if term is not None:
+        loss = loss + cfg.tok_weight * term
     typ = batch["typ"]
     m = typ != -100
     if m.any():
@@ -129,7 +176,7 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     plan = plan[: round(len(plan) * cfg.epochs / n_epochs)]
     total = len(plan)
 
-    model = MultiTaskModel(cfg.encoder)
+    model = MultiTaskModel(cfg.encoder, layers=cfg.layers)
     if cfg.init:
         model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True))
         log.info("initialized from %s", cfg.init)

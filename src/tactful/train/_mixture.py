@@ -49,6 +49,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
@@ -69,6 +70,10 @@ class Example:
     type_chars: dict[int, int] | None = None  # offset -> SPAN_TYPES index, None = unknown
     weight: float = 1.0
     meta: dict = field(default_factory=dict)
+    # distillation: the teacher's sequence logits (one per SEQ_HEADS entry) and its
+    # toxic-token logit per character of ``text`` (NaN where no teacher token was)
+    soft_seq: list[float] | None = None
+    soft_tox: Any = None  # numpy float array of len(text), or None
 
 
 def _seq(**labels: float | None) -> list[float]:

@@ -17,8 +17,9 @@ class MultiTaskModel(nn.Module):
     """Encoder + mean pooling + two linear heads.
 
     ``encoder`` names the pretrained encoder (:data:`~tactful.train.ENCODERS`);
-    ``encoder_path`` overrides its folder. The heads' width is the encoder's
-    ``hidden_size`` (384 for MiniLM, 768 for mpnet).
+    ``encoder_path`` overrides its folder; ``layers`` keeps only the encoder's
+    first layers (a shallower, faster student; ``None``: all of them). The heads'
+    width is the encoder's ``hidden_size`` (384 for MiniLM, 768 for mpnet).
 
     ``forward`` returns logits: ``seq`` of shape (batch, len(SEQ_HEADS)) and
     ``tok`` of shape (batch, tokens, 1 + len(SPAN_TYPES)) where column 0 is
@@ -31,6 +32,7 @@ class MultiTaskModel(nn.Module):
         *,
         encoder_path: str | Path | None = None,
         dropout: float = 0.1,
+        layers: int | None = None,
     ) -> None:
         super().__init__()
         from transformers import AutoConfig, AutoModel
@@ -38,9 +40,13 @@ class MultiTaskModel(nn.Module):
         path = str(encoder_path or encoder_dir(encoder))
         self.encoder_name = encoder
         self.encoder_path = Path(path)
-        self.encoder = AutoModel.from_pretrained(
-            path, config=AutoConfig.from_pretrained(path), add_pooling_layer=False
-        )
+        config = AutoConfig.from_pretrained(path)
+        if layers is not None:
+            if not 1 <= layers <= config.num_hidden_layers:
+                raise ValueError(f"layers must be in [1, {config.num_hidden_layers}], not {layers}")
+            config.num_hidden_layers = layers
+        self.layers = config.num_hidden_layers
+        self.encoder = AutoModel.from_pretrained(path, config=config, add_pooling_layer=False)
         hidden = self.encoder.config.hidden_size
         self.dropout = nn.Dropout(dropout)
         self.seq_head = nn.Linear(hidden, len(SEQ_HEADS))

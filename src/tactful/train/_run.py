@@ -39,6 +39,7 @@ __all__ = [
     "cross_validate",
     "load_run",
     "run_encoder",
+    "run_layers",
     "run_training",
     "soup",
     "stage_mixture",
@@ -212,6 +213,13 @@ def run_encoder(run_dir: str | Path) -> str:
     return str(info.get("encoder") or info.get("config", {}).get("encoder") or "minilm")
 
 
+def run_layers(run_dir: str | Path) -> int | None:
+    """How many encoder layers a run (or a soup of runs) kept; ``None``: all of them."""
+    info = json.loads((Path(run_dir) / "train.json").read_text())
+    layers = info.get("layers", info.get("config", {}).get("layers"))
+    return None if layers is None else int(layers)
+
+
 def load_run(run_dir: str | Path) -> MultiTaskModel:
     """A run's ``model.pt`` in a :class:`~tactful.train.MultiTaskModel` of its encoder, in
     eval mode. Unpickling is ``weights_only``: a weights file cannot run code."""
@@ -223,7 +231,7 @@ def load_run(run_dir: str | Path) -> MultiTaskModel:
     weights = Path(run_dir) / "model.pt"
     if not weights.is_file():
         raise ConfigError(f"{run_dir} holds no model.pt: train or soup the run first.")
-    model = MultiTaskModel(run_encoder(run_dir))
+    model = MultiTaskModel(run_encoder(run_dir), layers=run_layers(run_dir))
     model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
     return model.eval()
 
@@ -415,11 +423,15 @@ def soup(runs: Iterable[str | Path], out: str | Path, *, export: bool = True) ->
         for k in states[0]
     }
     encoder = encoders[run_dirs[0]]
-    model = MultiTaskModel(encoder)
+    layers = run_layers(run_dirs[0])
+    model = MultiTaskModel(encoder, layers=layers)
     model.load_state_dict(avg)
     torch.save(avg, out_dir / "model.pt")
     (out_dir / "train.json").write_text(
-        json.dumps({"soup_of": [str(r) for r in run_dirs], "encoder": encoder}, indent=2)
+        json.dumps(
+            {"soup_of": [str(r) for r in run_dirs], "encoder": encoder, "layers": layers},
+            indent=2,
+        )
     )
     log.info("soup of %s", ", ".join(map(str, run_dirs)))
     if export:

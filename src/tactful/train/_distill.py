@@ -1,0 +1,264 @@
+"""Distillation: a large run (the teacher) labels the training texts with its logits,
+and a smaller model learns from them and from the hard labels (issue 11 item 3).
+
+The teacher and the student need not share a tokenizer (mpnet and MiniLM do
+not): the teacher's toxic-token logits are stored per *character* of each text
+and the student's token targets are their mean over its own tokens' characters.
+The teacher's outputs are cached in ``OUT/teacher/`` in parts, so a killed run
+resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, validate_params
+from ._config import TrainConfig, load_tokenizer, require_train_extra
+from ._mixture import Example
+
+__all__ = ["TEACHER_PART", "distill", "distill_examples", "teacher_logits"]
+
+log = logging.getLogger("tactful.train")
+
+#: Texts per cached part of the teacher's outputs (``OUT/teacher/part-0000.npz`` ...).
+TEACHER_PART = 256
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def teacher_logits(
+    teacher_run: str | Path,
+    texts: Sequence[str],
+    cache: str | Path,
+    *,
+    batch_size: int = 16,
+    max_len: int = 256,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The teacher's sequence logits ``[len(texts), len(SEQ_HEADS)]`` and, per text,
+    its toxic-token logit per character (float32, NaN where no token of the
+    teacher's first ``max_len`` covered the character).
+
+    ``texts`` must be distinct. Written to ``cache`` in parts of
+    :data:`TEACHER_PART` texts; a part already there is read, not recomputed,
+    and a part written for other texts is an error.
+    """
+    if len(set(texts)) != len(texts):
+        raise ConfigError("teacher_logits needs distinct texts.")
+    require_train_extra()
+    import torch
+
+    from ._loop import Encoded, collate
+    from ._run import load_run, run_encoder
+
+    cache = Path(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    model = None
+    tok = load_tokenizer(max_len=max_len, encoder=run_encoder(teacher_run))
+    seqs: list[np.ndarray] = []
+    chars: list[np.ndarray] = []
+    for part, start in enumerate(range(0, len(texts), TEACHER_PART)):
+        chunk = list(texts[start : start + TEACHER_PART])
+        keys = np.array([_key(t) for t in chunk])
+        path = cache / f"part-{part:04d}.npz"
+        if path.is_file():
+            got = np.load(path)
+            if not np.array_equal(got["keys"], keys):
+                raise ConfigError(f"{path} holds the teacher's outputs for other texts.")
+            seqs.append(got["seq"])
+            chars.extend(np.split(got["chars"], np.cumsum(got["lens"])[:-1]))
+            continue
+        if model is None:
+            model = load_run(teacher_run)
+        encs = [tok.encode(t) for t in chunk]
+        seq = np.zeros((len(chunk), model.seq_head.out_features), dtype=np.float32)
+        per_char = [np.full(len(t), np.nan, dtype=np.float32) for t in chunk]
+        order = sorted(range(len(chunk)), key=lambda i: len(encs[i].ids))
+        with torch.inference_mode():
+            for b in range(0, len(order), batch_size):
+                idx = order[b : b + batch_size]
+                batch = collate(
+                    [
+                        Encoded(
+                            encs[i].ids,
+                            [0.0] * seq.shape[1],
+                            [-100] * len(encs[i].ids),
+                            [-100] * len(encs[i].ids),
+                        )
+                        for i in idx
+                    ]
+                )
+                s, t = model(batch["input_ids"], batch["attention_mask"])
+                seq[idx] = s.numpy()
+                tox = t[..., 0].numpy()
+                for r, i in enumerate(idx):
+                    e = encs[i]
+                    for k, ((a, z), special) in enumerate(
+                        zip(e.offsets, e.special_tokens_mask, strict=True)
+                    ):
+                        if not special and z > a:
+                            per_char[i][a:z] = tox[r, k]
+        lens = np.array([len(c) for c in per_char], dtype=np.int64)
+        flat = np.concatenate(per_char) if per_char else np.zeros(0, np.float32)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=keys, seq=seq, lens=lens, chars=flat.astype(np.float16))
+        tmp.replace(path)
+        log.info("teacher: %d/%d texts", min(start + TEACHER_PART, len(texts)), len(texts))
+        seqs.append(seq)
+        chars.extend(c.astype(np.float16).astype(np.float32) for c in per_char)
+    width = seqs[0].shape[1] if seqs else 0
+    return (np.concatenate(seqs) if seqs else np.zeros((0, width), np.float32)), chars
+
+
+_EXAMPLES_CONSTRAINTS: Constraints = {
+    "stage": Int(1),
+    "seed": Int(0),
+    "extra": Int(0),
+    "targeted": Bool(),
+    "broad_toxicity": Nullable(Bool()),
+}
+
+
+def distill_examples(
+    data_dir: str | Path | None,
+    *,
+    stage: int = 7,
+    seed: int = 0,
+    extra: int = 5000,
+    targeted: bool = True,
+    broad_toxicity: bool | None = False,
+) -> tuple[list[Example], int]:
+    """The student's examples (without soft targets) and the seed its run uses.
+
+    ``stage``'s mixture (:func:`~tactful.train.stage_mixture`), plus ``extra``
+    distinct texts of the stage-1 mixture that ``stage``'s leaves out (a seeded
+    sample; their hard labels kept, jailbreak templates not toxicity positives),
+    so that the teacher's knowledge of the rows the chat stage caps reaches the
+    student too.
+    """
+    from ._run import stage_mixture
+
+    p = validate_params(
+        "distill_examples",
+        _EXAMPLES_CONSTRAINTS,
+        stage=stage,
+        seed=seed,
+        extra=extra,
+        targeted=targeted,
+        broad_toxicity=broad_toxicity,
+    )
+    mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
+    examples, run_seed = stage_mixture(data_dir, p["stage"], p["seed"], None, **mix)
+    if p["extra"]:
+        pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
+        have = {e.text for e in examples}
+        rest: dict[str, Example] = {}
+        for e in pool:
+            if e.text not in have:
+                rest.setdefault(e.text, e)
+        picked = sorted(rest)
+        rng = random.Random(f"distill:{run_seed}")
+        chosen = rng.sample(picked, min(p["extra"], len(picked)))
+        examples = examples + [rest[t] for t in chosen]
+        rng.shuffle(examples)
+    return examples, run_seed
+
+
+_DISTILL_CONSTRAINTS: Constraints = {
+    "teacher_run": PathLike(),
+    "out": PathLike(),
+    "data_dir": Nullable(PathLike()),
+    "epochs": Float(0, None, closed="neither"),
+    "layers": Nullable(Int(1)),
+    "alpha": Float(0, 1),
+    "temperature": Float(0, None, closed="neither"),
+}
+
+
+def distill(
+    teacher_run: str | Path,
+    out: str | Path,
+    data_dir: str | Path | None = None,
+    *,
+    stage: int = 7,
+    seed: int = 0,
+    extra: int = 5000,
+    epochs: float = 1.0,
+    layers: int | None = None,
+    alpha: float = 0.5,
+    temperature: float = 2.0,
+    export: bool = True,
+) -> Path:
+    """Train a MiniLM student on :func:`distill_examples` with ``teacher_run``'s logits.
+
+    Loss per head: ``(1 - alpha)`` times the hard-label BCE (where a label is)
+    plus ``alpha`` times the BCE against the teacher's probability at
+    ``temperature`` (times its square); the toxic-token head likewise, the span
+    types from hard labels only. ``layers`` keeps MiniLM's first layers only (a
+    faster student). Stage 7's window and rates (256 tokens, heads 1e-3) with
+    MiniLM's encoder rate (5e-5). Writes a run folder like ``tactful train run``.
+    """
+    p = validate_params(
+        "distill",
+        _DISTILL_CONSTRAINTS,
+        teacher_run=teacher_run,
+        out=out,
+        data_dir=data_dir,
+        epochs=epochs,
+        layers=layers,
+        alpha=alpha,
+        temperature=temperature,
+    )
+    teacher: Path = p["teacher_run"]
+    if not (teacher / "model.pt").is_file():
+        raise ConfigError(f"{teacher} holds no model.pt: train the teacher first.")
+    require_train_extra()
+    from ._export import export_onnx
+    from ._loop import train
+    from ._run import STAGES, _setup_logging
+
+    out_dir: Path = p["out"]
+    _setup_logging(out_dir)
+    examples, run_seed = distill_examples(p["data_dir"], stage=stage, seed=seed, extra=extra)
+    texts = list(dict.fromkeys(e.text for e in examples))
+    log.info(
+        "distill: %d examples, %d distinct texts, teacher %s", len(examples), len(texts), teacher
+    )
+    seq, chars = teacher_logits(teacher, texts, out_dir / "teacher")
+    at = {t: i for i, t in enumerate(texts)}
+    examples = [
+        dataclasses.replace(
+            e, soft_seq=[float(v) for v in seq[at[e.text]]], soft_tox=chars[at[e.text]]
+        )
+        for e in examples
+    ]
+    st: dict[str, Any] = STAGES.get(stage, {})
+    cfg = TrainConfig(
+        epochs=p["epochs"],
+        seed=run_seed,
+        head_lr=1e-3,
+        max_len=int(st.get("max_len", 256)),
+        stage=stage,
+        encoder="minilm",
+        targeted=True,
+        broad_toxicity=False,
+        layers=p["layers"],
+        teacher=str(teacher),
+        alpha=p["alpha"],
+        temperature=p["temperature"],
+        extra=extra,
+    )
+    model = train(examples, out_dir, cfg)
+    if export:
+        export_onnx(model, out_dir / "export")
+    return out_dir

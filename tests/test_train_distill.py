@@ -1,0 +1,109 @@
+"""Distillation: the teacher's cached logits, the student's soft targets and loss."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="distillation needs the train extra (torch)")
+pytest.importorskip("transformers", reason="distillation needs the train extra")
+
+from tactful._heads import SEQ_HEADS
+from tactful.errors import ConfigError
+from tactful.train import (
+    Example,
+    MultiTaskModel,
+    TrainConfig,
+    load_tokenizer,
+    run_layers,
+    teacher_logits,
+)
+from tactful.train._loop import collate, encode, loss_fn
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory):
+    run = tmp_path_factory.mktemp("teacher")
+    torch.manual_seed(0)
+    model = MultiTaskModel("minilm", layers=1)
+    torch.save(model.state_dict(), run / "model.pt")
+    (run / "train.json").write_text(json.dumps({"config": {"encoder": "minilm", "layers": 1}}))
+    return run
+
+
+def test_a_student_keeps_the_first_layers(teacher):
+    assert MultiTaskModel("minilm", layers=2).layers == 2
+    assert len(MultiTaskModel("minilm", layers=2).encoder.encoder.layer) == 2
+    assert run_layers(teacher) == 1
+    with pytest.raises(ValueError, match=r"layers must be in \[1, 6\], not 7"):
+        MultiTaskModel("minilm", layers=7)
+
+
+def test_teacher_logits_per_character_and_cached(teacher, tmp_path, monkeypatch):
+    import tactful.train._distill as d
+
+    monkeypatch.setattr(d, "TEACHER_PART", 2)
+    texts = ["you are an idiot", "hi", "  spaced  out ", " ".join(["word"] * 400)]
+    seq, chars = teacher_logits(teacher, texts, tmp_path / "cache")
+    assert seq.shape == (4, len(SEQ_HEADS)) and np.isfinite(seq).all()
+    assert [len(c) for c in chars] == [len(t) for t in texts]
+    # characters no token covers (spaces, the text beyond 256 tokens) have no target
+    assert np.isnan(chars[0][3]) and not np.isnan(chars[0][0]) and not np.isnan(chars[0][4])
+    assert np.isnan(chars[2][:2]).all() and not np.isnan(chars[2][2])
+    assert not np.isnan(chars[3][0]) and np.isnan(chars[3][-1])
+    # "idiot" is one token: the same logit on all its characters
+    assert len(set(chars[0][11:16].tolist())) == 1
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [
+        "part-0000.npz",
+        "part-0001.npz",
+    ]
+    # a second call reads the parts instead of running the teacher
+    import tactful.train._run as r
+
+    monkeypatch.setattr(r, "load_run", lambda _: pytest.fail("the teacher ran again"))
+    seq2, chars2 = teacher_logits(teacher, texts, tmp_path / "cache")
+    assert np.allclose(seq2, seq)
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(chars, chars2, strict=True))
+    with pytest.raises(ConfigError, match="part-0000.npz holds the teacher's outputs for other"):
+        teacher_logits(teacher, ["other", "texts"], tmp_path / "cache")
+    with pytest.raises(ConfigError, match="distinct texts"):
+        teacher_logits(teacher, ["a", "a"], tmp_path / "other")
+
+
+def test_soft_token_targets_are_the_mean_over_the_students_characters():
+    tok = load_tokenizer(max_len=32)
+    text = "you idiot"
+    soft = np.full(len(text), np.nan, dtype=np.float32)
+    soft[0:3] = 1.0  # "you"
+    soft[4:6] = 2.0  # the teacher split "idiot" as "id" + "iot"
+    soft[6:9] = 5.0
+    ex = Example(text, "t", [math.nan] * len(SEQ_HEADS), soft_seq=[0.5] * 8, soft_tox=soft)
+    enc = encode(ex, tok)
+    words = [tok.id_to_token(i) for i in enc.ids]
+    assert words == ["[CLS]", "you", "idiot", "[SEP]"]
+    assert math.isnan(enc.soft_tok[0]) and math.isnan(enc.soft_tok[3])
+    assert enc.soft_tok[1] == 1.0
+    assert enc.soft_tok[2] == pytest.approx((2 * 2.0 + 3 * 5.0) / 5)
+
+
+def test_distillation_loss_mixes_hard_and_soft_terms():
+    cfg = TrainConfig(alpha=0.25, temperature=2.0, tok_weight=1.0, type_weight=0.0)
+    tok = load_tokenizer(max_len=32)
+    seq = [math.nan] * len(SEQ_HEADS)
+    seq[0] = 1.0
+    ex = Example("hello there", "t", seq, soft_seq=[0.0] * len(SEQ_HEADS))
+    batch = collate([encode(ex, tok)])
+    n = batch["input_ids"].shape[1]
+    s = torch.full((1, len(SEQ_HEADS)), 0.5)
+    t = torch.zeros((1, n, 6))
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    hard = bce(torch.tensor([0.5]), torch.tensor([1.0]))
+    soft = bce(s.flatten() / 2, torch.full((len(SEQ_HEADS),), 0.5)) * 4
+    got = loss_fn(s, t, batch, cfg)
+    assert float(got) == pytest.approx(float(0.75 * hard + 0.25 * soft), rel=1e-6)
+    # without a teacher the same batch is the hard loss alone
+    plain = collate([encode(Example("hello there", "t", seq), tok)])
+    assert float(loss_fn(s, t, plain, cfg)) == pytest.approx(float(hard), rel=1e-6)
