@@ -107,7 +107,7 @@ def _tiny_model(path, vocab: int) -> None:
 def _folder(tmp_path, quantization: str):
     from tokenizers import Tokenizer
 
-    from tactful.train._export import quantize_weights_int8
+    from tactful.train import quantize_weights_int8
 
     src = default_model_dir()
     folder = tmp_path / quantization

@@ -260,7 +260,7 @@ class BuiltinModerator(Configured):
         if self.card.get("quantization") == "weights":
             # int8 weights behind DequantizeLinear nodes: with the QDQ fusions off,
             # onnxruntime folds them into float32 weights once, at load, instead of
-            # dequantizing on every call (2.3x slower, measured on model 2.0's export).
+            # dequantizing on every call (2x slower: bench/quantization.py).
             opts.add_session_config_entry("session.disable_quant_qdq", "1")
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from ._loop import predict, train
     from ._mixture import DEFAULT_CAPS, DEFAULT_REPEATS, SPAN_GOLDS, Example, build_mixture
     from ._model import MultiTaskModel
+    from ._quantize import QUANTIZATIONS, quantize_weights_int8
     from ._run import (
         CV_PROTOCOLS,
         SOURCES,
@@ -90,6 +91,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "MPNET_PARTS",
     "MPNET_ZIP_SHA256",
     "MultiTaskModel",
+    "QUANTIZATIONS",
     "RUN_MISMATCH_MESSAGE",
     "RUN_MISSING_MESSAGE",
     "SOURCES",
@@ -116,6 +118,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "mpnet_parts",
     "offensive_dev_rows",
     "predict",
+    "quantize_weights_int8",
     "require_train_extra",
     "run_encoder",
     "run_layers",
@@ -169,6 +172,8 @@ _LAZY: dict[str, str] = {
     "encoder_cache_dir": "._encoders",
     "encoder_dir": "._encoders",
     "export_onnx": "._export",
+    "QUANTIZATIONS": "._quantize",
+    "quantize_weights_int8": "._quantize",
     "install_export": "._card",
     "load_run": "._run",
     "load_tokenizer": "._config",
