@@ -65,7 +65,7 @@ def test_teacher_logits_per_character_and_cached(teacher, tmp_path, monkeypatch)
 
     monkeypatch.setattr(r, "load_run", lambda _: pytest.fail("the teacher ran again"))
     seq2, chars2 = teacher_logits(teacher, texts, tmp_path / "cache")
-    assert np.allclose(seq2, seq)
+    assert np.allclose(seq2, seq) and {c.dtype for c in chars2} == {np.dtype(np.float32)}
     assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(chars, chars2, strict=True))
     with pytest.raises(ConfigError, match="part-0000.npz holds the teacher's outputs for other"):
         teacher_logits(teacher, ["other", "texts"], tmp_path / "cache")

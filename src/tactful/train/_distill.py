@@ -76,7 +76,8 @@ def teacher_logits(
             if not np.array_equal(got["keys"], keys):
                 raise ConfigError(f"{path} holds the teacher's outputs for other texts.")
             seqs.append(got["seq"])
-            chars.extend(np.split(got["chars"], np.cumsum(got["lens"])[:-1]))
+            stored = got["chars"].astype(np.float32)  # kept as float16
+            chars.extend(np.split(stored, np.cumsum(got["lens"])[:-1]))
             continue
         if model is None:
             model = load_run(teacher_run)
