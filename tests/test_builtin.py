@@ -11,10 +11,12 @@ from typer.testing import CliRunner
 
 import tactful
 from tactful.cli import app
-from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
+from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError, UnknownNameError
 from tactful.moderators.builtin import (
+    PACKAGED_MODELS,
     RUNTIME_REVISION,
     SEQ_HEADS,
+    BuiltinLargeModerator,
     BuiltinModerator,
     default_model_dir,
     load_card,
@@ -54,6 +56,33 @@ def test_tampered_model_is_refused(tmp_path):
 def test_missing_model_folder_is_a_model_error(tmp_path):
     with pytest.raises(ModelError, match="No model card at .*the builtin model is not installed"):
         BuiltinModerator(model_dir=str(tmp_path)).analyze(["hello"])
+
+
+def test_builtin_large_is_its_own_registered_moderator(tmp_path):
+    # Another name, another package folder; the same runtime on any model folder.
+    assert {"builtin", "builtin-large"} <= set(tactful.available())
+    assert PACKAGED_MODELS == ("builtin", "builtin-large")
+    assert default_model_dir("builtin-large") == MODEL_DIR.parent / "builtin-large"
+    with pytest.raises(
+        ModelError, match="No model card at .*the builtin-large model is not installed"
+    ):
+        tactful.load("builtin-large", model_dir=str(tmp_path)).analyze(["hello"])
+    small = tactful.load("builtin", batching="sorted")
+    other = tactful.load("builtin-large", model_dir=str(MODEL_DIR), batching="sorted")
+    assert isinstance(other, BuiltinLargeModerator)
+    assert other.name == "builtin-large" and other.config()["model_dir"] == str(MODEL_DIR)
+    assert other.version == small.version
+    texts = ["I will kill you", "have a nice day"]
+    assert [a.scores for a in other.analyze(texts)] == [a.scores for a in small.analyze(texts)]
+
+
+def test_unknown_packaged_model_names_the_known_ones():
+    with pytest.raises(
+        UnknownNameError, match="Unknown packaged model 'huge'.*builtin, builtin-large"
+    ):
+        default_model_dir("huge")
+    with pytest.raises(ModelError, match="the builtin-large model is not installed"):
+        load_card(MODEL_DIR.parent / "nowhere", name="builtin-large")
 
 
 THRESHOLDS = BuiltinModerator._parameter_constraints["thresholds"]

@@ -156,6 +156,19 @@ def test_run_refuses_bad_arguments_before_any_work(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
+def test_ship_names_a_packaged_model(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    result = _invoke("train", "ship", str(run), "--version", "2.0.0", "--name", "huge")
+    rule = OneOf(["builtin", "builtin-large"]).describe()
+    _one_line_error(
+        result,
+        ConfigError,
+        PARAM_MESSAGE.format(name="name", owner="ship", rule=rule, value="huge"),
+    )
+    assert list(run.iterdir()) == []
+
+
 def test_run_refuses_an_init_of_another_encoder(tmp_path):
     prev = tmp_path / "s1"
     prev.mkdir()

@@ -328,22 +328,28 @@ app.add_typer(train_app, name="train")
 
 
 @app.command("model-card")
-def model_card(as_json: JsonOpt = False) -> None:
-    """Show the builtin model's card: data, sizes, thresholds, hashes and measured figures."""
+def model_card(
+    as_json: JsonOpt = False,
+    name: Annotated[
+        str,
+        typer.Option("--moderator", "-m", help="The packaged model: builtin or builtin-large."),
+    ] = "builtin",
+) -> None:
+    """Show a packaged model's card: data, sizes, thresholds, hashes and measured figures."""
     from .moderators.builtin import load_card
 
-    card = load_card()
+    card = load_card(name=name)
     if as_json:
         _print_json(card)
         return
-    table = Table(title=f"tactful builtin model {card.get('version', '?')}", show_header=False)
+    table = Table(title=f"tactful {name} model {card.get('version', '?')}", show_header=False)
     for key in ("base_model", "architecture", "runtime"):
         table.add_row(key, str(card.get(key, "")))
     table.add_row(
         "thresholds", ", ".join(f"{k}={v}" for k, v in card.get("thresholds", {}).items())
     )
-    for name, digest in card.get("sha256", {}).items():
-        table.add_row(f"sha256 {name}", digest)
+    for file, digest in card.get("sha256", {}).items():
+        table.add_row(f"sha256 {file}", digest)
     _out.print(table)
     figs = Table(title="measured figures")
     for col in ("figure", "value", "command"):

@@ -15,7 +15,7 @@ import numpy as np
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..errors import ConfigError
-from ..params import Constraints, Nullable, PathLike, Str, validate_params
+from ..params import Constraints, Nullable, OneOf, PathLike, Str, validate_params
 from ._encoders import ENCODER_INFO
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ _SHIP_CONSTRAINTS: Constraints = {
     "package_dir": Nullable(PathLike()),
     "data_dir": Nullable(PathLike()),
     "version": Str(nonempty=True),
-    "name": Str(nonempty=True),
+    "name": OneOf(["builtin", "builtin-large"]),
 }
 
 
@@ -321,12 +321,12 @@ def ship(
     run_dir : path
         A run or soup folder with ``model.pt``, ``train.json`` and ``export/``.
     package_dir : path, optional
-        The model folder; default the builtin model's folder in the package.
+        The model folder; default the packaged model ``name``'s folder.
     data_dir : path, optional
         The data folder, for the operating points (:func:`choose_thresholds`).
     version : str
         The model's version.
-    name : str, default="builtin"
+    name : {"builtin", "builtin-large"}, default="builtin"
         The moderator the card describes.
 
     Returns
@@ -351,7 +351,7 @@ def ship(
     if p["package_dir"] is None:
         from ..moderators.builtin import default_model_dir
 
-        folder = default_model_dir()
+        folder = default_model_dir(p["name"])
     else:
         folder = p["package_dir"]
     encoder = run_encoder(run)

@@ -244,14 +244,15 @@ def ship_command(
         Path | None,
         typer.Option(
             "--to",
-            help="Model folder to write (default: the builtin model in the package).",
+            help="Model folder to write (default: the --name model's folder in the package).",
             file_okay=False,
             show_default=False,
         ),
     ] = None,
-    name: Annotated[str, typer.Option("--name", help="The moderator the card describes.")] = (
-        "builtin"
-    ),
+    name: Annotated[
+        str,
+        typer.Option("--name", help="The moderator the card describes: builtin or builtin-large."),
+    ] = "builtin",
     data_dir: DataDirOpt = None,
 ) -> None:
     """Copy a run's export into a model folder; choose thresholds on dev; write card.json."""
