@@ -155,7 +155,7 @@ def analyze_ray(
     # The caller shows its own progress; Ray's would interleave with it on stderr.
     ray.data.DataContext.get_current().enable_progress_bars = False
     if num_actors is None:
-        num_actors = max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
+        num_actors = max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call,unused-ignore]
     starts = range(0, len(texts), batch_size)
     batches = ray.data.from_items(
         [{"start": s, "texts": [_encode(t) for t in texts[s : s + batch_size]]} for s in starts],
