@@ -50,7 +50,9 @@ def export_onnx(
     # into one (Q)Attention op; the SDPA graph is left unfused (measured: 6 fused
     # Attention nodes vs none).
     model.encoder.set_attn_implementation("eager")
-    wrapper = ExportWrapper(model)
+    # eval() on the wrapper too: torch.onnx.export restores the mode the wrapper had,
+    # and a new module is in training mode, which would leave dropout on in `model`.
+    wrapper = ExportWrapper(model).eval()
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]], dtype=torch.long)
     mask = (ids != 0).long()
     fp32 = out_dir / "model.fp32.onnx"
