@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     )
     from ._cli import train_app
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
-    from ._distill import distill, distill_examples, teacher_logits
+    from ._distill import distill, distill_examples, is_model_folder, teacher_logits
     from ._encoders import (
         ENCODER_CACHE_ENV,
         ENCODER_INFO,
@@ -113,6 +113,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "encoder_dir",
     "export_onnx",
     "install_export",
+    "is_model_folder",
     "load_run",
     "load_tokenizer",
     "mpnet_parts",
@@ -169,6 +170,7 @@ _LAZY: dict[str, str] = {
     "distill": "._distill",
     "distill_examples": "._distill",
     "teacher_logits": "._distill",
+    "is_model_folder": "._distill",
     "encoder_cache_dir": "._encoders",
     "encoder_dir": "._encoders",
     "export_onnx": "._export",

@@ -187,7 +187,8 @@ def distill_command(
         Path,
         typer.Argument(
             metavar="TEACHER",
-            help="Run folder of the teacher (e.g. an mpnet run).",
+            help="The teacher: a run folder (e.g. an mpnet run) or a shipped model folder "
+            "(card.json + model.onnx, e.g. src/tactful/models/builtin-large).",
             show_default=False,
         ),
     ],

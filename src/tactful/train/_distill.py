@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, validate
 from ._config import TrainConfig, load_tokenizer, require_train_extra
 from ._mixture import Example
 
-__all__ = ["TEACHER_PART", "distill", "distill_examples", "teacher_logits"]
+__all__ = ["TEACHER_PART", "distill", "distill_examples", "is_model_folder", "teacher_logits"]
 
 log = logging.getLogger("tactful.train")
 
@@ -37,50 +37,65 @@ def _key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def teacher_logits(
-    teacher_run: str | Path,
-    texts: Sequence[str],
-    cache: str | Path,
-    *,
-    batch_size: int = 16,
-    max_len: int = 256,
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The teacher's sequence logits ``[len(texts), len(SEQ_HEADS)]`` and, per text,
-    its toxic-token logit per character (float32, NaN where no token of the
-    teacher's first ``max_len`` covered the character).
+def is_model_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a shipped model folder (``card.json`` and ``model.onnx``, no
+    ``model.pt``): a teacher that runs with onnxruntime, without its training run."""
+    p = Path(path)
+    return (
+        (p / "card.json").is_file()
+        and (p / "model.onnx").is_file()
+        and not (p / "model.pt").is_file()
+    )
 
-    ``texts`` must be distinct. Written to ``cache`` in parts of
-    :data:`TEACHER_PART` texts; a part already there is read, not recomputed,
-    and a part written for other texts is an error.
+
+#: A teacher: texts in, (sequence logits [n, H], per text a toxic logit per character).
+_Teacher = Callable[[list[str]], tuple[np.ndarray, list[np.ndarray]]]
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p.astype(np.float64), 1e-6, 1 - 1e-6)
+    return np.log(q / (1 - q)).astype(np.float32)
+
+
+def _onnx_teacher(folder: Path) -> _Teacher:
+    """A shipped model folder as a teacher, through the builtin runtime.
+
+    The runtime reads whole texts (windows, max over windows) and answers
+    probabilities: the logits are their log-odds (clipped at 1e-6). A token's
+    logit goes to the characters of the *original* text it covers (through the
+    normalizer's offset map), like the runtime's spans.
     """
-    if len(set(texts)) != len(texts):
-        raise ConfigError("teacher_logits needs distinct texts.")
-    require_train_extra()
+    from ..align import align_tokens
+    from ..moderators.builtin import BuiltinModerator
+
+    mod = BuiltinModerator(model_dir=str(folder)).load()
+
+    def run(chunk: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        seq, tox, _typ, norms, offsets = mod.predict_arrays(chunk)
+        per_char = []
+        for text, t, norm, offs in zip(chunk, tox, norms, offsets, strict=True):
+            out = np.full(len(text), np.nan, dtype=np.float32)
+            logits = _logit(t)
+            for k, (a, z) in enumerate(align_tokens(list(offs), norm)):
+                if z > a:
+                    out[a:z] = logits[k] if np.isnan(out[a]) else max(out[a], logits[k])
+            per_char.append(out)
+        return _logit(seq), per_char
+
+    return run
+
+
+def _torch_teacher(run_dir: Path, batch_size: int, max_len: int) -> _Teacher:
+    """A training run's ``model.pt`` as a teacher (its first ``max_len`` tokens)."""
     import torch
 
     from ._loop import Encoded, collate
     from ._run import load_run, run_encoder
 
-    cache = Path(cache)
-    cache.mkdir(parents=True, exist_ok=True)
-    model = None
-    tok = load_tokenizer(max_len=max_len, encoder=run_encoder(teacher_run))
-    seqs: list[np.ndarray] = []
-    chars: list[np.ndarray] = []
-    for part, start in enumerate(range(0, len(texts), TEACHER_PART)):
-        chunk = list(texts[start : start + TEACHER_PART])
-        keys = np.array([_key(t) for t in chunk])
-        path = cache / f"part-{part:04d}.npz"
-        if path.is_file():
-            got = np.load(path)
-            if not np.array_equal(got["keys"], keys):
-                raise ConfigError(f"{path} holds the teacher's outputs for other texts.")
-            seqs.append(got["seq"])
-            stored = got["chars"].astype(np.float32)  # kept as float16
-            chars.extend(np.split(stored, np.cumsum(got["lens"])[:-1]))
-            continue
-        if model is None:
-            model = load_run(teacher_run)
+    tok = load_tokenizer(max_len=max_len, encoder=run_encoder(run_dir))
+    model = load_run(run_dir)
+
+    def run(chunk: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
         encs = [tok.encode(t) for t in chunk]
         seq = np.zeros((len(chunk), model.seq_head.out_features), dtype=np.float32)
         per_char = [np.full(len(t), np.nan, dtype=np.float32) for t in chunk]
@@ -109,6 +124,62 @@ def teacher_logits(
                     ):
                         if not special and z > a:
                             per_char[i][a:z] = tox[r, k]
+        return seq, per_char
+
+    return run
+
+
+def teacher_logits(
+    teacher_run: str | Path,
+    texts: Sequence[str],
+    cache: str | Path,
+    *,
+    batch_size: int = 16,
+    max_len: int = 256,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The teacher's sequence logits ``[len(texts), len(SEQ_HEADS)]`` and, per text,
+    its toxic-token logit per character (float32, NaN where no token of the
+    teacher covered the character).
+
+    ``teacher_run`` is a training run (its ``model.pt``, run in PyTorch on the
+    first ``max_len`` tokens) or a shipped model folder (``card.json`` and
+    ``model.onnx``, e.g. the packaged ``builtin-large``: run by the builtin
+    runtime over the whole text, logits = the log-odds of its probabilities), so
+    that a student can be distilled from a model whose run is gone.
+
+    ``texts`` must be distinct. Written to ``cache`` in parts of
+    :data:`TEACHER_PART` texts; a part already there is read, not recomputed,
+    and a part written for other texts is an error.
+    """
+    if len(set(texts)) != len(texts):
+        raise ConfigError("teacher_logits needs distinct texts.")
+    onnx = is_model_folder(teacher_run)
+    if not onnx:
+        require_train_extra()
+    cache = Path(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    teacher: _Teacher | None = None
+    seqs: list[np.ndarray] = []
+    chars: list[np.ndarray] = []
+    for part, start in enumerate(range(0, len(texts), TEACHER_PART)):
+        chunk = list(texts[start : start + TEACHER_PART])
+        keys = np.array([_key(t) for t in chunk])
+        path = cache / f"part-{part:04d}.npz"
+        if path.is_file():
+            got = np.load(path)
+            if not np.array_equal(got["keys"], keys):
+                raise ConfigError(f"{path} holds the teacher's outputs for other texts.")
+            seqs.append(got["seq"])
+            stored = got["chars"].astype(np.float32)  # kept as float16
+            chars.extend(np.split(stored, np.cumsum(got["lens"])[:-1]))
+            continue
+        if teacher is None:
+            teacher = (
+                _onnx_teacher(Path(teacher_run))
+                if onnx
+                else _torch_teacher(Path(teacher_run), batch_size, max_len)
+            )
+        seq, per_char = teacher(chunk)
         lens = np.array([len(c) for c in per_char], dtype=np.int64)
         flat = np.concatenate(per_char) if per_char else np.zeros(0, np.float32)
         tmp = path.with_suffix(".tmp.npz")
@@ -221,8 +292,11 @@ def distill(
         temperature=temperature,
     )
     teacher: Path = p["teacher_run"]
-    if not (teacher / "model.pt").is_file():
-        raise ConfigError(f"{teacher} holds no model.pt: train the teacher first.")
+    if not (teacher / "model.pt").is_file() and not is_model_folder(teacher):
+        raise ConfigError(
+            f"{teacher} holds neither a model.pt nor a model folder (card.json, model.onnx): "
+            "train or ship the teacher first."
+        )
     require_train_extra()
     from ._export import export_onnx
     from ._loop import train

@@ -1,0 +1,44 @@
+"""A shipped model folder as the distillation teacher (no torch, no training run)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tactful._heads import SEQ_HEADS
+from tactful.errors import ConfigError
+from tactful.moderators.builtin import BuiltinModerator, default_model_dir
+from tactful.train import distill, is_model_folder, teacher_logits
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p.astype(np.float64), 1e-6, 1 - 1e-6)
+    return np.log(q / (1 - q))
+
+
+def test_a_model_folder_is_a_teacher(tmp_path):
+    folder = default_model_dir("builtin")
+    assert is_model_folder(folder)
+    assert not is_model_folder(tmp_path)
+    texts = ["you are an 1d1ot", "have a nice day", "  hi"]
+    seq, chars = teacher_logits(folder, texts, tmp_path / "cache")
+    assert seq.shape == (3, len(SEQ_HEADS)) and seq.dtype == np.float32
+    assert [len(c) for c in chars] == [len(t) for t in texts]
+
+    mod = BuiltinModerator(model_dir=str(folder))
+    probs, tox, _typ, _norms, _offsets = mod.predict_arrays(texts)
+    assert np.allclose(seq, _logit(probs), atol=1e-4)
+    # "1d1ot" (offsets 11-16 of the original text) is read as "idiot" by the
+    # normalizer: one token, whose log-odds cover the five original characters
+    word = chars[0][11:16]
+    assert np.isfinite(word).all() and len(set(word.tolist())) == 1
+    assert word[0] == pytest.approx(float(_logit(tox[0]).max()), abs=1e-2)  # float16 cache
+    # spaces belong to no token: no target
+    assert np.isnan(chars[0][3]) and np.isnan(chars[2][:2]).all()
+    assert np.isfinite(chars[2][2:]).all()
+    assert (tmp_path / "cache" / "part-0000.npz").is_file()
+
+
+def test_distill_names_what_a_teacher_must_be(tmp_path):
+    with pytest.raises(ConfigError, match="holds neither a model.pt nor a model folder"):
+        distill(tmp_path, tmp_path / "student")
