@@ -1,4 +1,7 @@
-"""Write the builtin model's measured figures into its card (``card.json``).
+"""Write a packaged model's measured figures into its card (``card.json``).
+
+``--model builtin-large`` writes the large model's card; its commands then name
+``--moderator builtin-large`` (and ``bench/speed.py`` does not apply).
 
 Every figure is stored with the command that produced it. The evaluation,
 cross-validation, speed and robustness figures are read from the JSON files their own commands wrote:
@@ -22,11 +25,12 @@ import argparse
 import json
 from pathlib import Path
 
-from tactful.moderators.builtin import default_model_dir
+from tactful.moderators.builtin import PACKAGED_MODELS, default_model_dir
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--model", choices=PACKAGED_MODELS, default="builtin")
     ap.add_argument(
         "--eval",
         type=Path,
@@ -66,7 +70,8 @@ def main() -> None:
         "`tactful train cv detexd`, which fine-tunes the encoder on DeTexD alone)",
     )
     a = ap.parse_args()
-    path = default_model_dir() / "card.json"
+    model = a.model
+    path = default_model_dir(model) / "card.json"
     card = json.loads(path.read_text())
     figures: list[dict] = [
         f for f in card.get("figures", []) if any(f["name"].startswith(k) for k in a.keep)
@@ -87,9 +92,9 @@ def main() -> None:
     }
     for path in a.eval:
         res = json.loads(path.read_text())
-        if res["moderator"] != "builtin" or res["dataset"] not in keys:
-            raise SystemExit(f"{path}: not a builtin evaluation of {', '.join(keys)}")
-        cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator builtin --json"
+        if res["moderator"] != model or res["dataset"] not in keys:
+            raise SystemExit(f"{path}: not a {model} evaluation of {', '.join(keys)}")
+        cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator {model} --json"
         for k in keys[res["dataset"]]:
             add(f"{res['dataset']} {res['split']} {k} (n={res['n']})", res[k], cmd)
     for path in a.cv:
@@ -151,7 +156,7 @@ def main() -> None:
         )
     if a.functional:
         fn = json.loads(a.functional.read_text())
-        cmd = "tactful eval functional --moderator builtin --json"
+        cmd = f"tactful eval functional --moderator {model} --json"
         for row in fn["functionalities"]:
             name = f"functional suite: {row['functionality']} (n={row['n']})"
             add(f"{name} pass rate", row["pass_rate"], cmd)
@@ -159,7 +164,7 @@ def main() -> None:
                 add(f"{name} span pass rate ({row['span_check']})", row["span_pass_rate"], cmd)
     if a.robustness:
         rb = json.loads(a.robustness.read_text())
-        cmd = "python bench/robustness.py --moderator builtin --seed 0"
+        cmd = f"python bench/robustness.py --moderator {model} --seed 0"
         for k, v in rb.items():
             if k not in ("moderator", "seed"):
                 add(f"obfuscation: {k}", v, cmd)
