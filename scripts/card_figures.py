@@ -71,8 +71,8 @@ def main() -> None:
     )
     a = ap.parse_args()
     model = a.model
-    path = default_model_dir(model) / "card.json"
-    card = json.loads(path.read_text())
+    card_path = default_model_dir(model) / "card.json"
+    card = json.loads(card_path.read_text())
     figures: list[dict] = [
         f for f in card.get("figures", []) if any(f["name"].startswith(k) for k in a.keep)
     ]
@@ -170,7 +170,7 @@ def main() -> None:
                 add(f"obfuscation: {k}", v, cmd)
 
     card["figures"] = figures
-    path.write_text(json.dumps(card, indent=2) + "\n")
+    card_path.write_text(json.dumps(card, indent=2) + "\n")
     for f in figures:
         print(f"{f['name']:70s} {f['value']}")
 
