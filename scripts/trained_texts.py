@@ -5,8 +5,9 @@
 Reproduces the training mixture of every stage in ``card.json["training"]`` with
 :func:`tactful.train.stage_mixture` (the stage and mixture seed the card records;
 a soup lists each of its runs' stages), and refuses to write unless each stage's
-example count and per-source counts equal the card's. The DeTexD texts of the
-delicate head are added explicitly. Then it writes, beside the model:
+example count and per-source counts equal the card's. All DeTexD texts are
+counted as seen only when no reproduced stage drew DeTexD rows (the delicate
+head's only labelled source). Then it writes, beside the model:
 
 ``trained_texts.bin``
     :meth:`tactful.evaluate.TrainedTexts.to_bytes` of every training text: sorted
@@ -172,7 +173,9 @@ def main() -> None:
     for stage in card_stages(card):
         for source, texts in stage_texts(a.data_dir, stage).items():
             by_source.setdefault(source, set()).update(texts)
-    if "delicate" in card.get("heads", []):
+    if "delicate" in card.get("heads", []) and "detexd" not in by_source:
+        # a card whose stages are not all reproduced here: the delicate head's only
+        # labelled source is DeTexD, so count all of it as seen
         by_source.setdefault("detexd", set()).update(
             r.text for r in load_dataset("detexd", split="all", data_dir=a.data_dir)
         )
