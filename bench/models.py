@@ -73,7 +73,7 @@ def _entries(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, dict[s
         name, _, folder = spec.partition("=")
         opts: dict[str, object] = {"model_dir": folder} if folder else {}
         card = load_card(folder or None, name)
-        label = f"{name} {card.get('version')}"
+        label = f"{name} {card.get('version')}" + (f" ({folder})" if folder else "")
         out.append((label, name, opts))
         if card.get("quantization") == "weights":
             out.append((f"{label}, batching=sorted", name, {**opts, "batching": "sorted"}))
