@@ -1,0 +1,88 @@
+"""The shipped builtin-large model (mpnet): its pins, its size, plain cases, batch invariance."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from typer.testing import CliRunner
+
+import tactful
+from tactful.cli import app
+from tactful.moderators.builtin import default_model_dir, load_card
+
+LARGE_DIR = default_model_dir("builtin-large")
+
+
+@pytest.fixture(scope="module")
+def large():
+    return tactful.load("builtin-large").load()
+
+
+def test_card_pins_the_shipped_files_and_the_size_cap():
+    card = load_card(name="builtin-large")
+    assert card["name"] == "builtin-large"
+    assert card["quantization"] == "weights"
+    assert card["encoder"] == "mpnet"
+    assert card["base_model"].startswith("sentence-transformers/all-mpnet-base-v2 ")
+    for name, digest in card["sha256"].items():
+        assert hashlib.sha256((LARGE_DIR / name).read_bytes()).hexdigest() == digest
+    assert (LARGE_DIR / "model.onnx").stat().st_size <= 120_000_000
+    assert set(card["thresholds"]) >= {"toxicity", "jailbreak", "delicate", "span"}
+
+
+def test_model_card_command_shows_the_large_card():
+    result = CliRunner().invoke(app, ["model-card", "-m", "builtin-large", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count('"name": "builtin-large"') == 1
+
+
+#: Plain cases a new user types first (issue 11), with the decision they expect.
+PLAIN = [
+    ("I will kill you", True),
+    ("I'm going to find where you live and hurt your family", True),
+    ("You are a worthless idiot", True),
+    ("I am a gay man", False),
+    ("How do I support my lesbian daughter after she came out?", False),
+    ("Black people are wonderful", False),
+    ("My mother died last week and I can't stop crying", False),
+    ("Can you help me write a birthday poem for my husband?", False),
+]
+
+
+def test_plain_cases(large):
+    got = large.analyze([t for t, _ in PLAIN])
+    assert [(t, a.flagged) for (t, _), a in zip(PLAIN, got, strict=True)] == PLAIN
+    # harmless identity texts get no spans
+    assert [a.spans for (_, toxic), a in zip(PLAIN, got, strict=True) if not toxic] == [()] * 5
+    threat = got[0]
+    assert [(s.start, s.end, s.label) for s in threat.spans][-1][1] == len("I will kill you")
+
+
+def test_a_texts_answer_does_not_depend_on_its_batch_mates(large):
+    texts = [t for t, _ in PLAIN] + [" ".join(["a text long enough for two windows"] * 60)]
+    alone = [large.analyze([t])[0] for t in texts]
+    sorted_ = tactful.load("builtin-large", batching="sorted").analyze(texts)
+    for a, b in zip(alone, sorted_, strict=True):
+        assert a.flagged == b.flagged and a.flags == b.flags
+        assert [(s.start, s.end, s.label) for s in a.spans] == [
+            (s.start, s.end, s.label) for s in b.spans
+        ]
+        assert max(abs(a.scores[k] - b.scores[k]) for k in a.scores) < 1e-4
+        assert abs(a.jailbreak - b.jailbreak) < 1e-4 and abs(a.delicate - b.delicate) < 1e-4
+
+
+def test_the_large_card_lists_the_detexd_rows_it_saw(data_dir):
+    # Stage 7 drew 500 of DeTexD's 1,023 texts: the card says so, its fingerprints agree,
+    # and the honest figure is the CV on the same encoder.
+    from tactful.datasets import load_dataset
+    from tactful.evaluate import in_sample_count
+
+    on = {(e["dataset"], e["split"]): e for e in load_card(name="builtin-large")["trained_on"]}
+    detexd = on[("detexd", "all")]
+    assert (detexd["rows_seen"], detexd["rows"]) == (500, 1023)
+    assert detexd["honest_figure"] == "tactful train cv detexd --encoder mpnet"
+    rows = load_dataset("detexd", split="all", data_dir=data_dir)
+    large = tactful.load("builtin-large")
+    assert in_sample_count(large, [r.text for r in rows]) == 500
+    assert large.trained_texts().honest_figure("detexd") == detexd["honest_figure"]
