@@ -107,3 +107,52 @@ def test_distillation_loss_mixes_hard_and_soft_terms():
     # without a teacher the same batch is the hard loss alone
     plain = collate([encode(Example("hello there", "t", seq), tok)])
     assert float(loss_fn(s, t, plain, cfg)) == pytest.approx(float(hard), rel=1e-6)
+
+
+def test_token_alpha_weighs_the_token_term_apart_from_the_heads():
+    tok = load_tokenizer(max_len=32)
+    seq = [math.nan] * len(SEQ_HEADS)
+    text = "you idiot"
+    soft = np.full(len(text), 3.0, dtype=np.float32)
+    gold = Example(text, "t", seq, tox_chars=frozenset(range(4, 9)), soft_tox=soft)
+    batch = collate([encode(gold, tok)])
+    n = batch["input_ids"].shape[1]
+    s = torch.zeros((1, len(SEQ_HEADS)))
+    t = torch.zeros((1, n, 6))
+    t[0, :, 0] = 0.5
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    hard = bce(torch.tensor([0.5, 0.5]), torch.tensor([0.0, 1.0]))
+    soft_term = bce(torch.tensor([0.25, 0.25]), torch.sigmoid(torch.tensor([1.5, 1.5]))) * 4
+
+    def loss(**kw):
+        cfg = TrainConfig(tok_weight=1.0, type_weight=0.0, temperature=2.0, **kw)
+        return float(loss_fn(s, t, batch, cfg))
+
+    assert loss(alpha=0.5) == pytest.approx(float(0.5 * hard + 0.5 * soft_term), rel=1e-6)
+    assert loss(alpha=0.5, token_alpha=0.2) == pytest.approx(
+        float(0.8 * hard + 0.2 * soft_term), rel=1e-6
+    )
+    # token_alpha 0: the gold characters alone, also where the teacher spoke
+    assert loss(alpha=0.5, token_alpha=0.0) == pytest.approx(float(hard), rel=1e-6)
+    # ... and a text with no gold spans then teaches the token head nothing
+    bare = collate([encode(Example(text, "t", seq, soft_tox=soft), tok)])
+    cfg = TrainConfig(tok_weight=1.0, type_weight=0.0, token_alpha=0.0)
+    assert float(loss_fn(s, t, bare, cfg)) == 0.0
+    with pytest.raises(ValueError, match="token_alpha"):
+        TrainConfig(token_alpha=1.5)
+
+
+def test_gold_spans_only_keeps_the_teacher_off_texts_with_gold_spans():
+    from tactful.train._distill import with_soft_targets
+
+    seq = [math.nan] * len(SEQ_HEADS)
+    texts = ["you idiot", "hello"]
+    exs = [Example(texts[0], "t", seq, tox_chars=frozenset({4})), Example(texts[1], "t", seq)]
+    logits = np.arange(2 * len(SEQ_HEADS), dtype=np.float32).reshape(2, -1)
+    chars = [np.full(9, 2.0, np.float32), np.full(5, -1.0, np.float32)]
+    both = with_soft_targets(exs[::-1], texts, logits, chars)
+    assert both[0].soft_seq == [float(v) for v in logits[1]] and both[0].soft_tox is chars[1]
+    assert both[1].soft_tox is chars[0]
+    gold_only = with_soft_targets(exs, texts, logits, chars, soft_on_gold=False)
+    assert gold_only[0].soft_tox is None and gold_only[0].soft_seq == [float(v) for v in logits[0]]
+    assert gold_only[1].soft_tox is chars[1]

@@ -213,6 +213,21 @@ def distill_command(
     temperature: Annotated[
         float, typer.Option("--temperature", help="Temperature of the soft targets.")
     ] = 2.0,
+    token_alpha: Annotated[
+        float | None,
+        typer.Option(
+            "--token-alpha",
+            help="Weight of the soft loss on the toxic-token head (default: --alpha).",
+            show_default=False,
+        ),
+    ] = None,
+    soft_on_gold: Annotated[
+        bool,
+        typer.Option(
+            "--soft-on-gold/--gold-spans-only",
+            help="Whether texts with gold toxic spans also get the teacher's token targets.",
+        ),
+    ] = True,
     export: ExportOpt = True,
 ) -> None:
     """Distil a teacher run into a MiniLM student (soft targets for every head)."""
@@ -228,6 +243,8 @@ def distill_command(
         layers=layers,
         alpha=alpha,
         temperature=temperature,
+        token_alpha=token_alpha,
+        soft_on_gold=soft_on_gold,
         export=export,
     )
     typer.echo(str(run))

@@ -50,8 +50,10 @@ class TrainConfig:
     (``None``: as ``targeted``). ``layers`` keeps the encoder's first layers
     only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
     times the hard-label loss plus ``alpha`` times the soft loss against the
-    teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), and
-    ``extra`` says how many stage-1 texts joined its mixture.
+    teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
+    toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``
+    says whether texts with gold toxic spans also got the teacher's token targets,
+    and ``extra`` how many stage-1 texts joined its mixture.
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -77,6 +79,8 @@ class TrainConfig:
         "teacher": Nullable(Str(nonempty=True)),
         "alpha": Float(0, 1),
         "temperature": Float(0, None, closed="neither"),
+        "token_alpha": Nullable(Float(0, 1)),
+        "soft_on_gold": Bool(),
         "extra": Int(0),
     }
 
@@ -102,6 +106,8 @@ class TrainConfig:
     teacher: str | None = None
     alpha: float = 0.5
     temperature: float = 2.0
+    token_alpha: float | None = None
+    soft_on_gold: bool = True
     extra: int = 0
 
     def __post_init__(self) -> None:

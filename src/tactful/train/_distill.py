@@ -25,7 +25,14 @@ from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, validate
 from ._config import TrainConfig, load_tokenizer, require_train_extra
 from ._mixture import Example
 
-__all__ = ["TEACHER_PART", "distill", "distill_examples", "is_model_folder", "teacher_logits"]
+__all__ = [
+    "TEACHER_PART",
+    "distill",
+    "distill_examples",
+    "is_model_folder",
+    "teacher_logits",
+    "with_soft_targets",
+]
 
 log = logging.getLogger("tactful.train")
 
@@ -192,6 +199,28 @@ def teacher_logits(
     return (np.concatenate(seqs) if seqs else np.zeros((0, width), np.float32)), chars
 
 
+def with_soft_targets(
+    examples: Sequence[Example],
+    texts: Sequence[str],
+    seq: np.ndarray,
+    chars: Sequence[np.ndarray],
+    *,
+    soft_on_gold: bool = True,
+) -> list[Example]:
+    """``examples`` with the teacher's outputs (``seq[i]``, ``chars[i]`` for
+    ``texts[i]``) as soft targets; with ``soft_on_gold=False`` an example with gold
+    toxic characters (``tox_chars`` not None) gets no soft token target."""
+    at = {t: i for i, t in enumerate(texts)}
+    return [
+        dataclasses.replace(
+            e,
+            soft_seq=[float(v) for v in seq[at[e.text]]],
+            soft_tox=None if e.tox_chars is not None and not soft_on_gold else chars[at[e.text]],
+        )
+        for e in examples
+    ]
+
+
 _EXAMPLES_CONSTRAINTS: Constraints = {
     "stage": Int(1),
     "seed": Int(0),
@@ -254,6 +283,8 @@ _DISTILL_CONSTRAINTS: Constraints = {
     "layers": Nullable(Int(1)),
     "alpha": Float(0, 1),
     "temperature": Float(0, None, closed="neither"),
+    "token_alpha": Nullable(Float(0, 1)),
+    "soft_on_gold": Bool(),
 }
 
 
@@ -269,6 +300,8 @@ def distill(
     layers: int | None = None,
     alpha: float = 0.5,
     temperature: float = 2.0,
+    token_alpha: float | None = None,
+    soft_on_gold: bool = True,
     export: bool = True,
 ) -> Path:
     """Train a MiniLM student on :func:`distill_examples` with ``teacher_run``'s logits.
@@ -290,6 +323,8 @@ def distill(
         layers=layers,
         alpha=alpha,
         temperature=temperature,
+        token_alpha=token_alpha,
+        soft_on_gold=soft_on_gold,
     )
     teacher: Path = p["teacher_run"]
     if not (teacher / "model.pt").is_file() and not is_model_folder(teacher):
@@ -310,13 +345,7 @@ def distill(
         "distill: %d examples, %d distinct texts, teacher %s", len(examples), len(texts), teacher
     )
     seq, chars = teacher_logits(teacher, texts, out_dir / "teacher")
-    at = {t: i for i, t in enumerate(texts)}
-    examples = [
-        dataclasses.replace(
-            e, soft_seq=[float(v) for v in seq[at[e.text]]], soft_tox=chars[at[e.text]]
-        )
-        for e in examples
-    ]
+    examples = with_soft_targets(examples, texts, seq, chars, soft_on_gold=p["soft_on_gold"])
     st: dict[str, Any] = STAGES.get(stage, {})
     cfg = TrainConfig(
         epochs=p["epochs"],
@@ -331,6 +360,8 @@ def distill(
         teacher=str(teacher),
         alpha=p["alpha"],
         temperature=p["temperature"],
+        token_alpha=p["token_alpha"],
+        soft_on_gold=p["soft_on_gold"],
         extra=extra,
     )
     model = train(examples, out_dir, cfg)

@@ -122,7 +122,9 @@ def _mix(hard: torch.Tensor | None, soft: torch.Tensor | None, alpha: float) -> 
 def loss_fn(seq_logits, tok_logits, batch, cfg: TrainConfig) -> torch.Tensor:
     """Hard-label losses of the sequence heads, the toxic-token head and the span
     types; with a teacher's soft targets in ``batch``, the sequence and toxic-token
-    terms are ``(1 - alpha) * hard + alpha * soft`` (a term with no target is left out)."""
+    terms are ``(1 - alpha) * hard + alpha * soft`` (a term with no target is left
+    out; the toxic-token term uses ``cfg.token_alpha`` when it is set, and with
+    ``token_alpha == 0`` no soft token target counts)."""
     bce = nn.functional.binary_cross_entropy_with_logits
     loss = seq_logits.new_zeros(())
     target = batch["seq"]
@@ -140,11 +142,12 @@ def loss_fn(seq_logits, tok_logits, batch, cfg: TrainConfig) -> torch.Tensor:
     m = tox != -100
     hard = bce(tok_logits[..., 0][m], tox[m].float()) if m.any() else None
     soft = None
-    if "soft_tok" in batch:
+    tok_alpha = cfg.alpha if cfg.token_alpha is None else cfg.token_alpha
+    if "soft_tok" in batch and tok_alpha > 0:
         k = ~torch.isnan(batch["soft_tok"])
         if k.any():
             soft = _soft_bce(tok_logits[..., 0][k], batch["soft_tok"][k], cfg.temperature)
-    term = _mix(hard, soft, cfg.alpha)
+    term = _mix(hard, soft, tok_alpha)
     if term is not None:
         loss = loss + cfg.tok_weight * term
     typ = batch["typ"]
