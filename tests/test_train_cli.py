@@ -19,6 +19,7 @@ import zipfile
 from pathlib import Path
 from typing import get_args
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -32,7 +33,7 @@ HAS_TORCH = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
 needs_torch = pytest.mark.skipif(
     not HAS_TORCH, reason="needs the train extra (torch, transformers)"
 )
-SUBCOMMANDS = ("run", "cv", "soup", "ship", "assemble-encoder")
+SUBCOMMANDS = ("run", "cv", "soup", "ship", "export", "assemble-encoder")
 
 
 def _invoke(*args: str, **env: str):
@@ -504,3 +505,41 @@ def test_run_resume_and_soup_on_a_tiny_data_folder(tmp_path):
     model = tt.load_run(tmp_path / "soup")
     probs = tt.predict(model, ["hello", "you idiot"], tt.load_tokenizer(max_len=32))
     assert probs.shape == (2, len(info["heads"])) and ((probs >= 0) & (probs <= 1)).all()
+
+
+def test_export_choices_are_the_quantizations():
+    from typing import Literal, get_type_hints
+
+    from tactful.train._cli import export_command
+
+    hint = get_type_hints(export_command, include_extras=True)["quantize"]
+    (choices,) = [a for a in get_args(hint) if getattr(a, "__origin__", None) is Literal]
+    assert set(get_args(choices)) == set(tt.QUANTIZATIONS)
+
+
+@needs_torch
+def test_export_rewrites_a_runs_export_with_the_chosen_quantization(tmp_path):
+    import onnx
+    import onnxruntime as ort
+    import torch
+
+    from tactful._heads import SEQ_HEADS
+
+    run = tmp_path / "run"
+    run.mkdir()
+    torch.manual_seed(0)
+    torch.save(tt.MultiTaskModel("minilm", layers=1).state_dict(), run / "model.pt")
+    (run / "train.json").write_text(json.dumps({"config": {"encoder": "minilm", "layers": 1}}))
+    result = _invoke("train", "export", str(run), "--quantize", "dynamic")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == str(run / "export" / "model.onnx")
+    assert json.loads((run / "export" / "export.json").read_text()) == {"quantization": "dynamic"}
+    assert (run / "export" / "tokenizer.json").is_file()
+    sess = ort.InferenceSession(str(run / "export" / "model.onnx"))
+    ops = {n.op_type for n in onnx.load(str(run / "export" / "model.onnx")).graph.node}
+    assert "DynamicQuantizeLinear" in ops or "MatMulInteger" in ops or "QAttention" in ops
+    ids = np.array([[101, 7592, 102]], dtype=np.int64)
+    seq, tok, _typ = sess.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})
+    assert seq.shape == (1, len(SEQ_HEADS)) and tok.shape == (1, 3)
+    result = _invoke("train", "export", str(run), "--quantize", "int4")
+    assert result.exit_code == 2 and "int4" in result.output

@@ -250,6 +250,31 @@ def distill_command(
     typer.echo(str(run))
 
 
+@train_app.command("export")
+def export_command(
+    run: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RUN", help="Run or soup folder (its model.pt).", show_default=False
+        ),
+    ],
+    quantize: Annotated[
+        Literal["weights", "dynamic", "none"],
+        typer.Option(
+            "--quantize",
+            help="weights: int8 weights, float32 activations (batch-invariant in any call); "
+            "dynamic: onnxruntime's fused graph with dynamic int8 (faster; invariant only "
+            "with one text per call, the runtime's default); none: fused float32.",
+        ),
+    ] = "weights",
+) -> None:
+    """(Re-)export a run's model.pt into RUN/export with the chosen quantization."""
+    from . import export_onnx, load_run
+
+    paths = export_onnx(load_run(run), run / "export", quantize=quantize)
+    typer.echo(str(paths["model"]))
+
+
 @train_app.command("ship")
 def ship_command(
     run: Annotated[
