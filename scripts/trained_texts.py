@@ -66,7 +66,11 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
     config = stage.get("config", {})
     if config.get("teacher"):  # a distilled student: the stage's mixture plus extra texts
         examples, seed = distill_examples(
-            data_dir, stage=number, seed=int(stage["seed"]) - offset, extra=int(config["extra"])
+            data_dir,
+            stage=number,
+            seed=int(stage["seed"]) - offset,
+            extra=int(config["extra"]),
+            spans=int(config.get("spans", 0)),
         )
     else:
         examples, seed = stage_mixture(

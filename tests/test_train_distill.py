@@ -63,12 +63,35 @@ def test_teacher_logits_per_character_and_cached(teacher, tmp_path, monkeypatch)
     # a second call reads the parts instead of running the teacher
     import tactful.train._run as r
 
+    real_load_run = r.load_run
     monkeypatch.setattr(r, "load_run", lambda _: pytest.fail("the teacher ran again"))
     seq2, chars2 = teacher_logits(teacher, texts, tmp_path / "cache")
     assert np.allclose(seq2, seq) and {c.dtype for c in chars2} == {np.dtype(np.float32)}
     assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(chars, chars2, strict=True))
-    with pytest.raises(ConfigError, match="part-0000.npz holds the teacher's outputs for other"):
-        teacher_logits(teacher, ["other", "texts"], tmp_path / "cache")
+    # other texts: only the ones not cached run, into a new part; the order is the caller's
+    ran: list[list[str]] = []
+    real = d._torch_teacher
+
+    def counting(*args, **kw):
+        run = real(*args, **kw)
+
+        def wrapped(chunk):
+            ran.append(list(chunk))
+            return run(chunk)
+
+        return wrapped
+
+    monkeypatch.setattr(d, "_torch_teacher", counting)
+    monkeypatch.setattr(r, "load_run", real_load_run)
+    seq3, chars3 = teacher_logits(teacher, ["other", texts[1], texts[0]], tmp_path / "cache")
+    assert ran == [["other"]]
+    assert np.allclose(seq3[1:], seq[[1, 0]]) and len(chars3[0]) == len("other")
+    assert np.array_equal(chars3[2], chars[0], equal_nan=True)
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [
+        "part-0000.npz",
+        "part-0001.npz",
+        "part-0002.npz",
+    ]
     with pytest.raises(ConfigError, match="distinct texts"):
         teacher_logits(teacher, ["a", "a"], tmp_path / "other")
 

@@ -403,3 +403,22 @@ def test_distill_examples_add_stage_1_texts_the_chat_stage_leaves_out(data_dir):
     # the same draw for the same seed; none with extra=0
     assert [e.text for e in distill_examples(data_dir, extra=500)[0]] == [e.text for e in ex]
     assert len(distill_examples(data_dir, extra=0)[0]) == len(base)
+
+
+def test_distill_examples_add_semeval_posts_with_their_gold_spans(data_dir):
+    from tactful.train import distill_examples
+
+    base, _ = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False)
+    ex, _ = distill_examples(data_dir, extra=0, spans=300)
+    assert len(ex) == len(base) + 300
+    have = {e.text for e in base}
+    added = [e for e in ex if e.text not in have]
+    assert len(added) == 300 and len({e.text for e in added}) == 300
+    assert {e.source for e in added} == {"toxicspans"}
+    assert all(e.tox_chars is not None for e in added)
+    assert sum(bool(e.tox_chars) for e in added) > 250  # most SemEval posts have a span
+    semeval = {r.text for r in load_dataset("toxicspans", "train", data_dir)}
+    assert all(e.text in semeval for e in added)
+    # with extra texts too: the extra sample does not repeat the added posts
+    both, _ = distill_examples(data_dir, extra=200, spans=300)
+    assert len(both) == len(base) + 500 and len({e.text for e in both} - have) == 500

@@ -203,6 +203,12 @@ def distill_command(
     extra: Annotated[
         int, typer.Option("--extra", help="Stage-1 texts added to stage 7's mixture.")
     ] = 5000,
+    spans: Annotated[
+        int,
+        typer.Option(
+            "--spans", help="SemEval-2021 train posts (gold spans) added beyond the stage's."
+        ),
+    ] = 0,
     layers: Annotated[
         int | None,
         typer.Option(
@@ -239,6 +245,7 @@ def distill_command(
         data_dir,
         seed=seed,
         extra=extra,
+        spans=spans,
         epochs=epochs,
         layers=layers,
         alpha=alpha,

@@ -53,7 +53,8 @@ class TrainConfig:
     teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
     toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``
     says whether texts with gold toxic spans also got the teacher's token targets,
-    and ``extra`` how many stage-1 texts joined its mixture.
+    ``extra`` how many stage-1 texts joined its mixture and ``spans`` how many
+    more SemEval-2021 train posts.
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -82,6 +83,7 @@ class TrainConfig:
         "token_alpha": Nullable(Float(0, 1)),
         "soft_on_gold": Bool(),
         "extra": Int(0),
+        "spans": Int(0),
     }
 
     epochs: float = 1.0
@@ -109,6 +111,7 @@ class TrainConfig:
     token_alpha: float | None = None
     soft_on_gold: bool = True
     extra: int = 0
+    spans: int = 0
 
     def __post_init__(self) -> None:
         checked = validate_params(

@@ -4,8 +4,8 @@ and a smaller model learns from them and from the hard labels (issue 11 item 3).
 The teacher and the student need not share a tokenizer (mpnet and MiniLM do
 not): the teacher's toxic-token logits are stored per *character* of each text
 and the student's token targets are their mean over its own tokens' characters.
-The teacher's outputs are cached in ``OUT/teacher/`` in parts, so a killed run
-resumes where it stopped.
+The teacher's outputs are cached in ``OUT/teacher/`` in parts, by text, so a
+killed run resumes where it stopped and other mixtures reuse what is there.
 """
 
 from __future__ import annotations
@@ -136,6 +136,20 @@ def _torch_teacher(run_dir: Path, batch_size: int, max_len: int) -> _Teacher:
     return run
 
 
+def _read_cache(cache: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every cached text's (sequence logits, per-character logits), by text hash."""
+    got: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for path in sorted(cache.glob("part-*.npz")):
+        if path.name.endswith(".tmp.npz"):
+            continue
+        with np.load(path) as z:
+            stored = z["chars"].astype(np.float32)  # kept as float16
+            per = np.split(stored, np.cumsum(z["lens"])[:-1]) if len(z["lens"]) else []
+            for key, seq, chars in zip(z["keys"], z["seq"], per, strict=True):
+                got[str(key)] = (seq, chars)
+    return got
+
+
 def teacher_logits(
     teacher_run: str | Path,
     texts: Sequence[str],
@@ -154,9 +168,10 @@ def teacher_logits(
     runtime over the whole text, logits = the log-odds of its probabilities), so
     that a student can be distilled from a model whose run is gone.
 
-    ``texts`` must be distinct. Written to ``cache`` in parts of
-    :data:`TEACHER_PART` texts; a part already there is read, not recomputed,
-    and a part written for other texts is an error.
+    ``texts`` must be distinct. The outputs are cached in ``cache`` by text
+    (sha256), in parts of :data:`TEACHER_PART` texts: a text already in a part is
+    read, not recomputed, so a killed run resumes and runs with other mixtures of
+    the same teacher share one cache (copy or point ``OUT/teacher`` at it).
     """
     if len(set(texts)) != len(texts):
         raise ConfigError("teacher_logits needs distinct texts.")
@@ -165,38 +180,41 @@ def teacher_logits(
         require_train_extra()
     cache = Path(cache)
     cache.mkdir(parents=True, exist_ok=True)
-    teacher: _Teacher | None = None
-    seqs: list[np.ndarray] = []
-    chars: list[np.ndarray] = []
-    for part, start in enumerate(range(0, len(texts), TEACHER_PART)):
-        chunk = list(texts[start : start + TEACHER_PART])
-        keys = np.array([_key(t) for t in chunk])
-        path = cache / f"part-{part:04d}.npz"
-        if path.is_file():
-            got = np.load(path)
-            if not np.array_equal(got["keys"], keys):
-                raise ConfigError(f"{path} holds the teacher's outputs for other texts.")
-            seqs.append(got["seq"])
-            stored = got["chars"].astype(np.float32)  # kept as float16
-            chars.extend(np.split(stored, np.cumsum(got["lens"])[:-1]))
-            continue
-        if teacher is None:
-            teacher = (
-                _onnx_teacher(Path(teacher_run))
-                if onnx
-                else _torch_teacher(Path(teacher_run), batch_size, max_len)
+    have = _read_cache(cache)
+    keys = [_key(t) for t in texts]
+    missing = [i for i, k in enumerate(keys) if k not in have]
+    if missing:
+        log.info("teacher: %d of %d texts cached", len(texts) - len(missing), len(texts))
+        teacher = (
+            _onnx_teacher(Path(teacher_run))
+            if onnx
+            else _torch_teacher(Path(teacher_run), batch_size, max_len)
+        )
+        part = 1 + max(
+            (int(p.stem.split("-")[1]) for p in cache.glob("part-*[0-9].npz")), default=-1
+        )
+        for start in range(0, len(missing), TEACHER_PART):
+            idx = missing[start : start + TEACHER_PART]
+            seq, per_char = teacher([texts[i] for i in idx])
+            lens = np.array([len(c) for c in per_char], dtype=np.int64)
+            flat = np.concatenate(per_char) if per_char else np.zeros(0, np.float32)
+            path = cache / f"part-{part:04d}.npz"
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(
+                tmp,
+                keys=np.array([keys[i] for i in idx]),
+                seq=seq,
+                lens=lens,
+                chars=flat.astype(np.float16),
             )
-        seq, per_char = teacher(chunk)
-        lens = np.array([len(c) for c in per_char], dtype=np.int64)
-        flat = np.concatenate(per_char) if per_char else np.zeros(0, np.float32)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=keys, seq=seq, lens=lens, chars=flat.astype(np.float16))
-        tmp.replace(path)
-        log.info("teacher: %d/%d texts", min(start + TEACHER_PART, len(texts)), len(texts))
-        seqs.append(seq)
-        chars.extend(c.astype(np.float16).astype(np.float32) for c in per_char)
-    width = seqs[0].shape[1] if seqs else 0
-    return (np.concatenate(seqs) if seqs else np.zeros((0, width), np.float32)), chars
+            tmp.replace(path)
+            part += 1
+            for i, row, c in zip(idx, seq, per_char, strict=True):
+                have[keys[i]] = (row, c.astype(np.float16).astype(np.float32))
+            log.info("teacher: %d/%d texts", start + len(idx), len(missing))
+    if not texts:
+        return np.zeros((0, 0), np.float32), []
+    return np.stack([have[k][0] for k in keys]).astype(np.float32), [have[k][1] for k in keys]
 
 
 def with_soft_targets(
@@ -227,6 +245,7 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "extra": Int(0),
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
+    "spans": Int(0),
 }
 
 
@@ -238,14 +257,16 @@ def distill_examples(
     extra: int = 5000,
     targeted: bool = True,
     broad_toxicity: bool | None = False,
+    spans: int = 0,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
-    ``stage``'s mixture (:func:`~tactful.train.stage_mixture`), plus ``extra``
-    distinct texts of the stage-1 mixture that ``stage``'s leaves out (a seeded
-    sample; their hard labels kept, jailbreak templates not toxicity positives),
-    so that the teacher's knowledge of the rows the chat stage caps reaches the
-    student too.
+    ``stage``'s mixture (:func:`~tactful.train.stage_mixture`), plus ``spans``
+    SemEval-2021 train posts with their gold spans that it leaves out (stage 7
+    caps them at 1,000 of 7,939; the stage-1 mixture holds 6,000), plus ``extra``
+    distinct texts of the stage-1 mixture that neither holds (a seeded sample;
+    their hard labels kept, jailbreak templates not toxicity positives), so that
+    the teacher's knowledge of the rows the chat stage caps reaches the student too.
     """
     from ._run import stage_mixture
 
@@ -257,12 +278,25 @@ def distill_examples(
         extra=extra,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        spans=spans,
     )
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
     examples, run_seed = stage_mixture(data_dir, p["stage"], p["seed"], None, **mix)
-    if p["extra"]:
+    if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
         have = {e.text for e in examples}
+    if p["spans"]:
+        posts: dict[str, Example] = {}
+        for e in pool:
+            if e.source == "toxicspans" and e.tox_chars is not None and e.text not in have:
+                posts.setdefault(e.text, e)
+        rng = random.Random(f"distill-spans:{run_seed}")
+        chosen = rng.sample(sorted(posts), min(p["spans"], len(posts)))
+        examples = examples + [posts[t] for t in chosen]
+        have.update(chosen)
+        if not p["extra"]:
+            rng.shuffle(examples)
+    if p["extra"]:
         rest: dict[str, Example] = {}
         for e in pool:
             if e.text not in have:
@@ -296,6 +330,7 @@ def distill(
     stage: int = 7,
     seed: int = 0,
     extra: int = 5000,
+    spans: int = 0,
     epochs: float = 1.0,
     layers: int | None = None,
     alpha: float = 0.5,
@@ -339,7 +374,9 @@ def distill(
 
     out_dir: Path = p["out"]
     _setup_logging(out_dir)
-    examples, run_seed = distill_examples(p["data_dir"], stage=stage, seed=seed, extra=extra)
+    examples, run_seed = distill_examples(
+        p["data_dir"], stage=stage, seed=seed, extra=extra, spans=spans
+    )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
         "distill: %d examples, %d distinct texts, teacher %s", len(examples), len(texts), teacher
@@ -363,6 +400,7 @@ def distill(
         token_alpha=p["token_alpha"],
         soft_on_gold=p["soft_on_gold"],
         extra=extra,
+        spans=spans,
     )
     model = train(examples, out_dir, cfg)
     if export:
