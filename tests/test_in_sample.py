@@ -18,7 +18,7 @@ import tactful.datasets
 from tactful import Analysis
 from tactful.cli import app
 from tactful.datasets import DatasetSpec, Record
-from tactful.errors import ModelError
+from tactful.errors import ConfigError, ModelError
 from tactful.evaluate import (
     IN_SAMPLE_ADVICE,
     IN_SAMPLE_MESSAGE,
@@ -412,3 +412,30 @@ def test_audit_counts_and_warns_per_set_and_moderator(tmp_path):
         n_in_sample=5, n=n, moderator="seenflag", extent="a partly", honest=IN_SAMPLE_ADVICE
     )
     assert res.stderr == f"warning: ss_stormfront: {want}\n"
+
+
+def test_unseen_scores_only_the_rows_the_model_did_not_train_on(fake_data):
+    got = evaluate("fake", moderator=SeenModerator(), unseen=True)
+    # rows 0, 1 and 4 were trained on ("Hello!" shares "hello"'s key): 2 rows are left
+    assert (got["n"], got["n_dropped_in_sample"]) == (2, 3)
+    assert (got["in_sample"], got["n_in_sample"]) == (False, 0)
+    # "idiot" (label 0) is flagged, "bye" (label 1) is not
+    assert (got["precision"], got["recall"], got["f1"]) == (0.0, 0.0, 0.0)
+    assert "n_dropped_in_sample" not in evaluate("fake", moderator=SeenModerator())
+
+
+def test_unseen_needs_a_record_and_a_row_left(fake_data):
+    with pytest.raises(ConfigError, match="seen records no training texts, so --unseen cannot"):
+        evaluate("fake", moderator=SeenModerator(None), unseen=True)
+    everything = SeenModerator(["you idiot", "hello", "idiot", "bye"])
+    with pytest.raises(ConfigError, match=r"every row of fake/test was in seen's training data"):
+        evaluate("fake", moderator=everything, unseen=True)
+
+
+def test_eval_unseen_on_the_command_line(fake_data):
+    with tactful.temporary_registration("_seen", SeenModerator):
+        res = runner.invoke(app, ["eval", "fake", "-m", "_seen", "--unseen", "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout)
+    assert (got["n"], got["n_dropped_in_sample"], got["in_sample"]) == (2, 3, False)
+    assert res.stderr == ""

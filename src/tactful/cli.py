@@ -240,6 +240,14 @@ def eval_(
     store: StoreOpt = None,
     engine: EngineOpt = "local",
     batch_size: BatchSizeOpt = None,
+    unseen: Annotated[
+        bool,
+        typer.Option(
+            "--unseen",
+            help="Score only the rows the moderator was not trained on (a held-out figure "
+            "on a data set it partly saw; needs a model that records its training texts).",
+        ),
+    ] = False,
 ) -> None:
     """Score a moderator on a labelled data set with the papers' metrics.
 
@@ -263,6 +271,7 @@ def eval_(
                 engine=engine,
                 options=options,
                 batch_size=batch_size,
+                unseen=unseen,
                 # A live bar is for people: keep pipes and CI logs clean.
                 progress=sys.stderr.isatty(),
             )

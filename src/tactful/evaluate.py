@@ -27,7 +27,7 @@ from ._registry import Moderator, load
 from ._types import Analysis
 from .errors import BackendError, ConfigError, DataError, FailedItemsError, ModelError
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
-from .params import Constraints, Int, Nullable, OneOf, validate_params
+from .params import Bool, Constraints, Int, Nullable, OneOf, validate_params
 from .store import ENGINES, ResultStore, analyze_all
 
 __all__ = [
@@ -77,7 +77,7 @@ IN_SAMPLE_MESSAGE = (
     "this is {extent} in-sample score, not a test score. The honest figure: {honest}."
 )
 #: The honest figure of a data set for which the model's card names no command.
-IN_SAMPLE_ADVICE = "score a split the model never saw"
+IN_SAMPLE_ADVICE = "score a split the model never saw, or only the rows it did not see (--unseen)"
 #: The file of a model folder that holds its training texts' fingerprints.
 TRAINED_TEXTS_FILE = "trained_texts.bin"
 _FINGERPRINT = np.dtype("<u8")
@@ -294,6 +294,7 @@ class _Evaluate:
         "batch_size": Nullable(Int(1)),
         "limit": Nullable(Int(1)),
         "engine": OneOf(ENGINES),
+        "unseen": Bool(),
     }
 
 
@@ -400,6 +401,7 @@ def evaluate(
     store: ResultStore | str | os.PathLike[str] | None = None,
     engine: str = "local",
     options: Mapping[str, Any] | None = None,
+    unseen: bool = False,
 ) -> dict[str, Any]:
     """Score a moderator on a labelled data set.
 
@@ -430,6 +432,11 @@ def evaluate(
     options : mapping, optional
         Keyword options of the moderator, when it is given by name
         (``tactful.load(moderator, **options)``).
+    unseen : bool, default=False
+        Score only the rows whose text the moderator was not trained on (its
+        recorded training texts, see :func:`trained_texts`): an honest held-out
+        figure on a data set it partly trained on. The result counts the rows left
+        out (``n_dropped_in_sample``). Needs a moderator that records its texts.
 
     Returns
     -------
@@ -468,6 +475,7 @@ def evaluate(
         batch_size=batch_size,
         limit=limit,
         engine=engine,
+        unseen=unseen,
     )
     if options and not isinstance(moderator, str):
         raise ConfigError(
@@ -487,6 +495,20 @@ def evaluate(
             records = load_dataset(dataset, split=split, data_dir=data_dir)
     else:
         records = load_dataset(dataset, split=split, data_dir=data_dir)
+    seen = trained_texts(mod)  # before the run: a tampered fingerprint file fails first
+    dropped = None
+    if unseen:
+        if seen is None:
+            raise ConfigError(
+                f"{mod.name} records no training texts, so --unseen cannot tell which rows it saw."
+            )
+        kept = [r for r in records if r.text not in seen]
+        dropped, records = len(records) - len(kept), kept
+        if not records:
+            raise ConfigError(
+                f"every row of {dataset}/{split} was in {mod.name}'s training data: "
+                "no unseen row is left to score."
+            )
     if limit is not None:
         records = records[:limit]
 
@@ -494,8 +516,6 @@ def evaluate(
         # A moderator without the task's head fails on its first answers.
         for a in got:
             _prediction(a, spec.task, mod.name)
-
-    seen = trained_texts(mod)  # before the run: a tampered fingerprint file fails first
 
     def report(rows: Sequence[Any], analyses: Sequence[Analysis], failed: int) -> dict[str, Any]:
         scored = [r.text for r in rows if r.label is not None or r.spans is not None]
@@ -509,6 +529,7 @@ def evaluate(
             **score(rows, analyses, task=spec.task, moderator=mod.name),
             "in_sample": n_in > 0,
             "n_in_sample": n_in,
+            **({"n_dropped_in_sample": dropped} if dropped is not None else {}),
             **({"honest_figure": honest} if n_in and honest else {}),
             "failed": failed,
             "moderator_config": mod.config(),
