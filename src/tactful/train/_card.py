@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +18,7 @@ import numpy as np
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..errors import ConfigError
-from ..params import Constraints, Nullable, OneOf, PathLike, Str, validate_params
+from ..params import Check, Constraints, Nullable, OneOf, PathLike, Str, validate_params
 from ._encoders import ENCODER_INFO
 
 if TYPE_CHECKING:
@@ -30,6 +33,7 @@ __all__ = [
     "best_f1_threshold",
     "choose_span_threshold",
     "choose_thresholds",
+    "crossfit_runs",
     "install_export",
     "offensive_dev_rows",
     "run_span_gold",
@@ -214,10 +218,58 @@ def or_in_threshold(y: np.ndarray, p: np.ndarray, precision: float = 0.99) -> fl
     )
 
 
+def crossfit_runs(
+    run_dir: str | Path, fold_runs: Sequence[str | Path]
+) -> list[tuple[Path, int, int]]:
+    """Check ``fold_runs`` as the cross-fitting runs of ``run_dir``; return ``(run, K, N)``.
+
+    Each must be a run trained with ``holdout="K/N"`` (see
+    :func:`~tactful.train.distill_examples`), with an export, every fold K of one N
+    exactly once, and otherwise the settings of ``run_dir`` (the fold scores
+    stand in for the scores the shipped run would give to rows it did not see).
+    """
+    from ._distill import parse_holdout
+
+    def config(run: Path) -> dict[str, Any]:
+        path = run / "train.json"
+        if not path.is_file():
+            raise ConfigError(f"{run} is not a training run: it holds no train.json.")
+        return dict(json.loads(path.read_text()).get("config") or {})
+
+    want = config(Path(run_dir))
+    want.pop("holdout", None)
+    out: list[tuple[Path, int, int]] = []
+    for fold_run in map(Path, fold_runs):
+        got = config(fold_run)
+        holdout = parse_holdout(got.pop("holdout", None))
+        if holdout is None:
+            raise ConfigError(
+                f"{fold_run} left no ToxicChat fold out: train it with --holdout K/N."
+            )
+        diff = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+        if diff:
+            raise ConfigError(
+                f"{fold_run} was not trained like {run_dir}: {', '.join(diff)} differ."
+            )
+        if not (fold_run / "export" / "model.onnx").is_file():
+            raise ConfigError(f"{fold_run} holds no export/model.onnx: tactful train export it.")
+        out.append((fold_run, *holdout))
+    folds = sorted((k, n) for _, k, n in out)
+    n = folds[0][1] if folds else 0
+    if folds != [(k, n) for k in range(1, n + 1)]:
+        raise ConfigError(
+            "cross-fitting needs one run per fold, K = 1..N of one N; got "
+            + (", ".join(f"{k}/{m}" for k, m in folds) or "none")
+            + "."
+        )
+    return out
+
+
 def choose_thresholds(
     model_dir: str | Path,
     data_dir: str | Path | None,
     stages: list[dict[str, Any]] | None = None,
+    crossfit: list[tuple[str | Path, int, int]] | None = None,
 ) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
@@ -226,11 +278,16 @@ def choose_thresholds(
     seed 0 when None.
 
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
-    train rows), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap resamples; offensive (F1), and offensive_or and threat_or (precision >= 0.99 as
-    a toxicity flag, the point at which comment toxicity or a threat alone flags a text): 2,000 Jigsaw sentences dev rows no
+    train rows), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap resamples; offensive (F1), and offensive_or, threat_or and insult_or (precision >= 0.99 as
+    a toxicity flag, the point at which comment toxicity, a threat or an insult alone flags a text): 2,000 Jigsaw sentences dev rows no
     training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
     with the gold of the last stage's span targets). Heads without a held-out dev
     set keep 0.5.
+
+    ``crossfit`` (model folders with the fold K of N each left out, see
+    :func:`crossfit_runs`) adds ToxicChat train's rows to the toxicity and
+    jailbreak choice, each scored by the model that did not see its fold: about
+    2,800 rows (384 + 21 toxic) instead of the 280 of dev alone.
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
@@ -238,13 +295,29 @@ def choose_thresholds(
     mod = BuiltinModerator(model_dir=str(model_dir))
     dev = load_dataset("toxicchat", "dev", data_dir)
     seq, *_ = mod.predict_arrays([r.text for r in dev])
+    rows = list(dev)
+    if crossfit:
+        from ._mixture import toxicchat_folds
+
+        train_rows = load_dataset("toxicchat", "train", data_dir)
+        folds = toxicchat_folds(data_dir, crossfit[0][2])
+        for fold_dir, k, _ in crossfit:
+            held = [r for r in train_rows if folds.get(r.text) == k]
+            seq_f, *_ = BuiltinModerator(model_dir=str(fold_dir)).predict_arrays(
+                [r.text for r in held]
+            )
+            seq = np.concatenate([seq, seq_f])
+            rows += held
     th: dict[str, float] = {h: 0.5 for h in SEQ_HEADS}
     dev_fig: dict[str, Any] = {}
+    where = "crossfit" if crossfit else "dev"
     for head, key in (("toxicity", "toxicity"), ("jailbreak", "jailbreak")):
-        y = np.array([r.labels[key] for r in dev], dtype=int)
+        y = np.array([r.labels[key] for r in rows], dtype=int)
         t, f1 = best_f1_threshold(y, seq[:, SEQ_HEADS.index(head)], resamples=DEV_RESAMPLES)
         th[head] = t
-        dev_fig[f"toxicchat_dev_{head}_f1"] = round(f1, 4)
+        dev_fig[f"toxicchat_{where}_{head}_f1"] = round(f1, 4)
+    if crossfit:
+        dev_fig["toxicchat_crossfit_rows"] = len(rows)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
     held = offensive_dev_rows(data_dir, stages)
     seq_j, *_ = mod.predict_arrays([r.text for r in held])
@@ -256,6 +329,7 @@ def choose_thresholds(
     # comment toxicity (or a threat) alone flags a text only when it is near certain.
     th["offensive_or"] = or_in_threshold(y, p_off)
     th["threat_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("threat")])
+    th["insult_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("insult")])
     span_gold = run_span_gold(stages)
     th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
     dev_fig[
@@ -303,6 +377,16 @@ _SHIP_CONSTRAINTS: Constraints = {
     "data_dir": Nullable(PathLike()),
     "version": Str(nonempty=True),
     "name": OneOf(["builtin", "builtin-large"]),
+    "crossfit": Nullable(
+        Check(
+            "a non-empty list of run folders",
+            lambda v: (
+                isinstance(v, list)
+                and bool(v)
+                and all(isinstance(x, (str, os.PathLike)) for x in v)
+            ),
+        )
+    ),
 }
 
 
@@ -313,6 +397,7 @@ def ship(
     *,
     version: str,
     name: str = "builtin",
+    crossfit: Sequence[str | Path] | None = None,
 ) -> dict[str, Any]:
     """Copy a run's export into a model folder and write its ``card.json``.
 
@@ -328,6 +413,10 @@ def ship(
         The model's version.
     name : {"builtin", "builtin-large"}, default="builtin"
         The moderator the card describes.
+    crossfit : list of paths, optional
+        Cross-fitting runs of ``run_dir`` (:func:`crossfit_runs`): the toxicity
+        and jailbreak points are then chosen on ToxicChat dev and train, each
+        train row scored by the run that left its fold out.
 
     Returns
     -------
@@ -346,8 +435,10 @@ def ship(
         data_dir=data_dir,
         version=version,
         name=name,
+        crossfit=list(crossfit) if isinstance(crossfit, (list, tuple)) else crossfit,
     )
     run: Path = p["run_dir"]
+    fold_runs = crossfit_runs(run, p["crossfit"]) if p["crossfit"] else []
     if p["package_dir"] is None:
         from ..moderators.builtin import default_model_dir
 
@@ -402,13 +493,39 @@ def ship(
         "figures": [],
     }
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
-    chosen = choose_thresholds(folder, p["data_dir"], stages)
+    with tempfile.TemporaryDirectory(prefix="tactful-crossfit-") as tmp:
+        fold_dirs: list[tuple[str | Path, int, int]] = []
+        for fold_run, k, n in fold_runs:
+            fold_export = fold_run / "export" / "export.json"
+            got = (
+                json.loads(fold_export.read_text())["quantization"]
+                if fold_export.is_file()
+                else "dynamic"
+            )
+            if got != quantization:
+                raise ConfigError(
+                    f"{fold_run}'s export has quantization {got}, {run}'s {quantization}: "
+                    f"tactful train export {fold_run} --quantize {quantization}."
+                )
+            fold_dir = Path(tmp) / f"fold{k}"
+            fold_dir.mkdir()
+            fold_card = {**card, **install_export(fold_run, fold_dir)}
+            (fold_dir / "card.json").write_text(json.dumps(fold_card) + "\n")
+            fold_dirs.append((fold_dir, k, n))
+        chosen = choose_thresholds(folder, p["data_dir"], stages, crossfit=fold_dirs or None)
     card["thresholds"] = chosen["thresholds"]
+    crossfit_cmd = "".join(f" --crossfit {r}" for r, _, _ in fold_runs)
+    where = (
+        f"ToxicChat dev and train, each train row scored by the run without its fold "
+        f"({len(fold_runs)}-fold cross-fitting)"
+        if fold_runs
+        else "ToxicChat dev"
+    )
     card["dev"] = {
         **chosen["dev"],
-        "command": f"tactful train ship {run} --version {p['version']} "
+        "command": f"tactful train ship {run} --version {p['version']}{crossfit_cmd} "
         f"(thresholds on a 0.05..0.95 grid: toxicity and jailbreak the best mean F1 over "
-        f"{DEV_RESAMPLES} bootstrap resamples of ToxicChat dev, the others max F1 on dev)",
+        f"{DEV_RESAMPLES} bootstrap resamples of {where}, the others max F1 on dev)",
     }
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card

@@ -209,6 +209,15 @@ def distill_command(
             "--spans", help="SemEval-2021 train posts (gold spans) added beyond the stage's."
         ),
     ] = 0,
+    holdout: Annotated[
+        str | None,
+        typer.Option(
+            "--holdout",
+            help="K/N: leave out ToxicChat train fold K of N (a cross-fitting run; "
+            "see train ship --crossfit).",
+            show_default=False,
+        ),
+    ] = None,
     layers: Annotated[
         int | None,
         typer.Option(
@@ -246,6 +255,7 @@ def distill_command(
         seed=seed,
         extra=extra,
         spans=spans,
+        holdout=holdout,
         epochs=epochs,
         layers=layers,
         alpha=alpha,
@@ -303,12 +313,22 @@ def ship_command(
         str,
         typer.Option("--name", help="The moderator the card describes: builtin or builtin-large."),
     ] = "builtin",
+    crossfit: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--crossfit",
+            help="A run trained like RUN with --holdout K/N (repeat: one per fold): toxicity "
+            "and jailbreak points are then chosen on ToxicChat dev and cross-fitted train rows.",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Copy a run's export into a model folder; choose thresholds on dev; write card.json."""
     from . import ship
 
-    card = ship(run, to, data_dir, version=version, name=name)
+    card = ship(run, to, data_dir, version=version, name=name, crossfit=crossfit or None)
     _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
 
 

@@ -54,7 +54,8 @@ class TrainConfig:
     toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``
     says whether texts with gold toxic spans also got the teacher's token targets,
     ``extra`` how many stage-1 texts joined its mixture and ``spans`` how many
-    more SemEval-2021 train posts.
+    more SemEval-2021 train posts. ``holdout`` (``"K/N"``) names the ToxicChat train
+    fold a cross-fitting run left out (:func:`~tactful.train.toxicchat_folds`).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -84,6 +85,7 @@ class TrainConfig:
         "soft_on_gold": Bool(),
         "extra": Int(0),
         "spans": Int(0),
+        "holdout": Nullable(Str(nonempty=True)),
     }
 
     epochs: float = 1.0
@@ -112,6 +114,7 @@ class TrainConfig:
     soft_on_gold: bool = True
     extra: int = 0
     spans: int = 0
+    holdout: str | None = None
 
     def __post_init__(self) -> None:
         checked = validate_params(

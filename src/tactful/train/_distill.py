@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, validate_params
+from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import Example
+from ._mixture import Example, toxicchat_folds
 
 __all__ = [
     "TEACHER_PART",
@@ -246,7 +246,23 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
     "spans": Int(0),
+    "holdout": Nullable(Str(nonempty=True)),
 }
+
+
+def parse_holdout(holdout: str | None) -> tuple[int, int] | None:
+    """``"K/N"`` (fold K of N, 1 <= K <= N, N >= 2) as ``(K, N)``; None stays None."""
+    if holdout is None:
+        return None
+    k, sep, n = holdout.partition("/")
+    if sep and k.strip().isdigit() and n.strip().isdigit():
+        fold, folds = int(k), int(n)
+        if folds >= 2 and 1 <= fold <= folds:
+            return fold, folds
+    raise ConfigError(
+        f"holdout must be K/N, fold K of N ToxicChat train folds with 1 <= K <= N and N >= 2, "
+        f"not {holdout!r}."
+    )
 
 
 def distill_examples(
@@ -258,6 +274,7 @@ def distill_examples(
     targeted: bool = True,
     broad_toxicity: bool | None = False,
     spans: int = 0,
+    holdout: str | None = None,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -267,6 +284,9 @@ def distill_examples(
     distinct texts of the stage-1 mixture that neither holds (a seeded sample;
     their hard labels kept, jailbreak templates not toxicity positives), so that
     the teacher's knowledge of the rows the chat stage caps reaches the student too.
+    ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
+    K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
+    scores on that fold choose the shipped model's operating points.
     """
     from ._run import stage_mixture
 
@@ -279,7 +299,9 @@ def distill_examples(
         targeted=targeted,
         broad_toxicity=broad_toxicity,
         spans=spans,
+        holdout=holdout,
     )
+    fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
     examples, run_seed = stage_mixture(data_dir, p["stage"], p["seed"], None, **mix)
     if p["extra"] or p["spans"]:
@@ -306,6 +328,9 @@ def distill_examples(
         chosen = rng.sample(picked, min(p["extra"], len(picked)))
         examples = examples + [rest[t] for t in chosen]
         rng.shuffle(examples)
+    if fold is not None:
+        out = {t for t, f in toxicchat_folds(data_dir, fold[1]).items() if f == fold[0]}
+        examples = [e for e in examples if e.text not in out]
     return examples, run_seed
 
 
@@ -331,6 +356,7 @@ def distill(
     seed: int = 0,
     extra: int = 5000,
     spans: int = 0,
+    holdout: str | None = None,
     epochs: float = 1.0,
     layers: int | None = None,
     alpha: float = 0.5,
@@ -361,6 +387,7 @@ def distill(
         token_alpha=token_alpha,
         soft_on_gold=soft_on_gold,
     )
+    parse_holdout(holdout)
     teacher: Path = p["teacher_run"]
     if not (teacher / "model.pt").is_file() and not is_model_folder(teacher):
         raise ConfigError(
@@ -375,7 +402,7 @@ def distill(
     out_dir: Path = p["out"]
     _setup_logging(out_dir)
     examples, run_seed = distill_examples(
-        p["data_dir"], stage=stage, seed=seed, extra=extra, spans=spans
+        p["data_dir"], stage=stage, seed=seed, extra=extra, spans=spans, holdout=holdout
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
@@ -401,6 +428,7 @@ def distill(
         soft_on_gold=p["soft_on_gold"],
         extra=extra,
         spans=spans,
+        holdout=holdout,
     )
     model = train(examples, out_dir, cfg)
     if export:

@@ -56,7 +56,14 @@ from ..datasets import Record, load_dataset, span_offsets
 from ..functional import training_records
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 
-__all__ = ["DEFAULT_CAPS", "DEFAULT_REPEATS", "SPAN_GOLDS", "Example", "build_mixture"]
+__all__ = [
+    "DEFAULT_CAPS",
+    "DEFAULT_REPEATS",
+    "SPAN_GOLDS",
+    "Example",
+    "build_mixture",
+    "toxicchat_folds",
+]
 
 NAN = math.nan
 
@@ -138,6 +145,29 @@ def _targeted_example(r: Record) -> Example:
         type_chars=_type_chars(r) if has_spans else None,
         meta={"id": r.id, "from": r.meta.get("source")},
     )
+
+
+def toxicchat_folds(data_dir: str | Path | None, n: int) -> dict[str, int]:
+    """Each ToxicChat train text (dev carve-out excluded) and its fold, 1..``n``.
+
+    Stratified by the (toxicity, jailbreak) labels: within each label pair the
+    sorted distinct texts are shuffled (seeded, so every run and every ship sees
+    the same folds) and dealt round-robin. Cross-fitting trains one run without
+    each fold and scores the fold with it (:func:`~tactful.train.choose_thresholds`).
+    """
+    if n < 2:
+        raise ValueError(f"cross-fitting needs at least 2 folds, not {n}.")
+    groups: dict[tuple[Any, Any], set[str]] = {}
+    for r in load_dataset("toxicchat", "train", data_dir):
+        key = (r.labels.get("toxicity"), r.labels.get("jailbreak"))
+        groups.setdefault(key, set()).add(r.text)
+    folds: dict[str, int] = {}
+    for key in sorted(groups, key=repr):
+        texts = sorted(t for t in groups[key] if t not in folds)
+        random.Random(f"toxicchat-folds:{n}:{key!r}").shuffle(texts)
+        for i, t in enumerate(texts):
+            folds[t] = i % n + 1
+    return folds
 
 
 def _cap(rows: list, n: int | None, rng: random.Random) -> list:

@@ -1,0 +1,209 @@
+"""Cross-fitted operating points (issue 11 item 4): ToxicChat train folds, runs that
+leave one out, and a ship that chooses the toxicity and jailbreak points on dev
+plus every train row scored by the run that did not see it.
+
+The ship test needs no torch: its "runs" are folders whose export is model 1.2.0's
+ONNX graph, so every fold's scores are 1.2.0's and the chosen points can be
+recomputed here from 1.2.0's scores of ToxicChat dev and train.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tactful.train as tt
+from tactful._heads import SEQ_HEADS
+from tactful.datasets import load_dataset
+from tactful.errors import ConfigError
+from tactful.moderators.builtin import BuiltinModerator, default_model_dir
+
+# --------------------------------------------------------------- the folds
+
+
+def _toxicchat_folder(root: Path, n: int = 40) -> Path:
+    """A data folder with a tiny ToxicChat (``n`` train prompts, 4 test): every 4th
+    prompt toxic, every 10th a jailbreak (toxic too)."""
+    (root / "toxicchat").mkdir(parents=True)
+
+    def instance(i: int) -> dict:
+        toxic, jb = int(i % 4 == 0 or i % 10 == 0), int(i % 10 == 0)
+        return {
+            "id": f"id{i}",
+            "instance": f"prompt number {i}",
+            "annotations": {
+                "toxicity": {"majority_human": str(toxic)},
+                "jailbreaking": {"majority_human": str(jb)},
+            },
+        }
+
+    for split, rows in (("train", n), ("test", 4)):
+        body = {"instances": [instance(i) for i in range(rows)]}
+        (root / "toxicchat" / f"toxicchat0124_{split}_human.json").write_text(json.dumps(body))
+    return root
+
+
+def test_folds_cover_train_stratified_and_fixed(tmp_path):
+    data = _toxicchat_folder(tmp_path / "data")
+    train = load_dataset("toxicchat", "train", data)
+    folds = tt.toxicchat_folds(data, 2)
+    assert set(folds) == {r.text for r in train}
+    assert set(folds.values()) == {1, 2}
+    # each (toxicity, jailbreak) pair is dealt round-robin: the folds differ by at
+    # most one row per pair
+    for key in {(r.labels["toxicity"], r.labels["jailbreak"]) for r in train}:
+        per = Counter(
+            folds[r.text] for r in train if (r.labels["toxicity"], r.labels["jailbreak"]) == key
+        )
+        assert abs(per[1] - per[2]) <= 1, (key, per)
+    assert tt.toxicchat_folds(data, 2) == folds  # seeded
+    three = tt.toxicchat_folds(data, 3)
+    assert set(three.values()) == {1, 2, 3} and set(three) == set(folds)
+    with pytest.raises(ValueError, match="cross-fitting needs at least 2 folds, not 1"):
+        tt.toxicchat_folds(data, 1)
+
+
+@pytest.mark.parametrize("bad", ["0/2", "3/2", "1/1", "1", "a/b", "1/2/3", ""])
+def test_holdout_must_be_k_of_n(bad):
+    from tactful.train._distill import parse_holdout
+
+    with pytest.raises(ConfigError) as err:
+        parse_holdout(bad)
+    assert str(err.value).endswith(
+        "holdout must be K/N, fold K of N ToxicChat train folds with 1 <= K <= N and N >= 2, "
+        f"not {bad!r}."
+    )
+    assert parse_holdout("2/3") == (2, 3) and parse_holdout(None) is None
+
+
+def test_distill_examples_leave_the_fold_out(data_dir):
+    full, seed = tt.distill_examples(data_dir, extra=500)
+    folds = tt.toxicchat_folds(data_dir, 2)
+    for k in (1, 2):
+        ex, run_seed = tt.distill_examples(data_dir, extra=500, holdout=f"{k}/2")
+        assert run_seed == seed
+        assert not any(folds.get(e.text) == k for e in ex)
+        # every other example stays, in the same order
+        assert [e.text for e in ex] == [e.text for e in full if folds.get(e.text) != k]
+        assert any(folds.get(e.text) == 3 - k for e in ex)
+
+
+# ----------------------------------------------------- runs and the ship
+
+
+def _fake_run(root: Path, name: str, holdout: str | None = None, **config) -> Path:
+    """A run folder whose export is model 1.2.0's graph and whose config is stage 7's."""
+    run = root / name
+    (run / "export").mkdir(parents=True)
+    model = default_model_dir("builtin")
+    for f in ("model.onnx", "tokenizer.json"):
+        shutil.copy(model / f, run / "export" / f)
+    (run / "export" / "export.json").write_text(json.dumps({"quantization": "dynamic"}))
+    (run / "model.pt").write_bytes(b"weights of " + name.encode())
+    cfg = {"stage": 7, "seed": 6, "encoder": "minilm", "layers": 4, "spans": 6000, **config}
+    if holdout:
+        cfg["holdout"] = holdout
+    (run / "train.json").write_text(json.dumps({"config": cfg, "encoder": "minilm"}))
+    return run
+
+
+def test_crossfit_runs_are_checked(tmp_path):
+    final = _fake_run(tmp_path, "final")
+    one, two = _fake_run(tmp_path, "f1", "1/2"), _fake_run(tmp_path, "f2", "2/2")
+    assert tt.crossfit_runs(final, [two, one]) == [(two, 2, 2), (one, 1, 2)]
+
+    def refused(runs, message):
+        with pytest.raises(ConfigError) as err:
+            tt.crossfit_runs(final, runs)
+        assert str(err.value).endswith(message)
+
+    refused([one], "cross-fitting needs one run per fold, K = 1..N of one N; got 1/2.")
+    refused([one, one], "cross-fitting needs one run per fold, K = 1..N of one N; got 1/2, 1/2.")
+    three = _fake_run(tmp_path, "f3", "3/3")
+    refused([one, two, three], "got 1/2, 2/2, 3/3.")
+    refused([final], f"{final} left no ToxicChat fold out: train it with --holdout K/N.")
+    other = _fake_run(tmp_path, "other", "2/2", spans=0, layers=6)
+    refused([one, other], f"{other} was not trained like {final}: layers, spans differ.")
+    (two / "export" / "model.onnx").unlink()
+    refused([one, two], f"{two} holds no export/model.onnx: tactful train export it.")
+    refused(
+        [tmp_path / "nowhere"],
+        f"{tmp_path / 'nowhere'} is not a training run: it holds no train.json.",
+    )
+
+
+def test_ship_chooses_the_points_on_dev_and_cross_fitted_train_rows(tmp_path, data_dir):
+    final = _fake_run(tmp_path, "final")
+    folds = [_fake_run(tmp_path, f"f{k}", f"{k}/2") for k in (1, 2)]
+    card = tt.ship(
+        final, tmp_path / "pkg", data_dir, version="9.0.0", crossfit=[str(f) for f in folds]
+    )
+    dev = load_dataset("toxicchat", "dev", data_dir)
+    train = load_dataset("toxicchat", "train", data_dir)
+    assert card["dev"]["toxicchat_crossfit_rows"] == len(dev) + len(train) == 2801
+    assert "toxicchat_dev_toxicity_f1" not in card["dev"]
+    assert card["dev"]["command"].startswith(
+        f"tactful train ship {final} --version 9.0.0 --crossfit {folds[0]} --crossfit {folds[1]} "
+    )
+    assert "(2-fold cross-fitting)" in card["dev"]["command"]
+    # every fold run is 1.2.0 here, so the rows' scores are 1.2.0's
+    mod = BuiltinModerator(model_dir=str(default_model_dir("builtin")))
+    rows = dev + train
+    seq, *_ = mod.predict_arrays([r.text for r in rows])
+    for head in ("toxicity", "jailbreak"):
+        y = np.array([r.labels[head] for r in rows], dtype=int)
+        want = tt.best_f1_threshold(y, seq[:, SEQ_HEADS.index(head)], resamples=tt.DEV_RESAMPLES)
+        assert card["thresholds"][head] == want[0]
+        assert card["dev"][f"toxicchat_crossfit_{head}_f1"] == round(want[1], 4)
+    assert (
+        json.loads((tmp_path / "pkg" / "card.json").read_text())["thresholds"] == card["thresholds"]
+    )
+    # no temporary fold folder is left beside the package
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == [
+        "card.json",
+        "model.onnx",
+        "tokenizer.json",
+    ]
+
+
+def test_ship_refuses_a_fold_exported_otherwise(tmp_path, data_dir):
+    final = _fake_run(tmp_path, "final")
+    folds = [_fake_run(tmp_path, f"f{k}", f"{k}/2") for k in (1, 2)]
+    (folds[1] / "export" / "export.json").write_text(json.dumps({"quantization": "weights"}))
+    with pytest.raises(ConfigError) as err:
+        tt.ship(final, tmp_path / "pkg", data_dir, version="9.0.0", crossfit=folds)
+    assert str(err.value).endswith(
+        f"{folds[1]}'s export has quantization weights, {final}'s dynamic: "
+        f"tactful train export {folds[1]} --quantize dynamic."
+    )
+
+
+def test_distill_refuses_a_bad_holdout_before_any_work(tmp_path):
+    from typer.testing import CliRunner
+
+    from tactful.cli import app
+
+    out = tmp_path / "student"
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "distill",
+            str(default_model_dir("builtin")),
+            "--out",
+            str(out),
+            "--holdout",
+            "3/2",
+        ],
+    )
+    assert result.exit_code == ConfigError.exit_code
+    assert result.output == (
+        f"error: [{ConfigError.code}] holdout must be K/N, fold K of N ToxicChat train folds "
+        "with 1 <= K <= N and N >= 2, not '3/2'.\n"
+    )
+    assert not out.exists()
