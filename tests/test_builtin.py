@@ -199,6 +199,18 @@ def test_threat_or_flags_on_the_threat_head_alone(builtin):
     assert loud.flagged and loud.flags["toxicity"] and loud.scores == quiet.scores
 
 
+def test_insult_or_flags_on_the_insult_head_alone(builtin):
+    text = "Have a lovely day."
+    base = {"toxicity": 1.0, "offensive_or": 1.0}
+    [quiet] = BuiltinModerator(thresholds=base).analyze([text])
+    [loud] = BuiltinModerator(thresholds={**base, "insult_or": 0.0}).analyze([text])
+    [above] = BuiltinModerator(
+        thresholds={**base, "insult_or": quiet.scores["insult"] + 1e-3}
+    ).analyze([text])
+    assert not quiet.flagged and not above.flagged
+    assert loud.flagged and loud.flags["toxicity"] and loud.scores == quiet.scores
+
+
 def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
     long = "The committee met on Tuesday to review the budget. " * 80 + "You are a pathetic idiot."
     texts = [

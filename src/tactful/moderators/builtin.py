@@ -93,9 +93,10 @@ RUNTIME_REVISION = 2
 SPAN_GATE = 0.1
 _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
 #: Operating points besides the heads: the high-precision points at which the
-#: comment-toxicity head (``offensive_or``) and the threat head (``threat_or``) also
-#: flag a text, and the token head's (``span``). A card without one never ORs that head in.
-_EXTRA_THRESHOLDS = ("offensive_or", "threat_or", "span")
+#: comment-toxicity head (``offensive_or``), the threat head (``threat_or``) and the
+#: insult head (``insult_or``) also flag a text, and the token head's (``span``). A
+#: card without one never ORs that head in.
+_EXTRA_THRESHOLDS = ("offensive_or", "threat_or", "insult_or", "span")
 
 
 #: What :meth:`BuiltinModerator.predict_arrays` returns, per text: sequence
@@ -437,14 +438,15 @@ class BuiltinModerator(Configured):
         for i, text in enumerate(texts):
             probs = {h: float(np.clip(seq[i, k], 0.0, 1.0)) for k, h in enumerate(SEQ_HEADS)}
             flags = {h: probs[h] >= th.get(h, 0.5) for h in SEQ_HEADS}
-            # Toxic = the prompt-toxicity head at its point, or the comment-toxicity or
-            # threat head at its high-precision point (card: "offensive_or",
-            # "threat_or"), so an insult or a threat is flagged whether it reads as a
-            # chat prompt or as a comment.
+            # Toxic = the prompt-toxicity head at its point, or the comment-toxicity,
+            # threat or insult head at its high-precision point (card: "offensive_or",
+            # "threat_or", "insult_or"), so an insult or a threat is flagged whether
+            # it reads as a chat prompt or as a comment.
             flags["toxicity"] = (
                 flags["toxicity"]
                 or probs["offensive"] >= th.get("offensive_or", 1.01)
                 or probs["threat"] >= th.get("threat_or", 1.01)
+                or probs["insult"] >= th.get("insult_or", 1.01)
             )
             flagged = flags["toxicity"]
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i]) if text else ()
