@@ -6,7 +6,7 @@ test (span F1), the toxic words of every text are obfuscated with
 with the same metric code as ``tactful eval``. Issue 3 asks for a drop of at
 most 5 points.
 
-    python bench/robustness.py --moderator builtin [--seed 0] [--limit N] [--json out.json]
+    python bench/robustness.py --moderator builtin [-O model_dir=DIR] [--seed 0] [--limit N] [--json out.json]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import tactful
 from tactful import Span
 from tactful.datasets import Record, get_spec, load_dataset
 from tactful.evaluate import score
+from tactful.options import parse_options
 from tactful.store import analyze_all
 
 
@@ -56,9 +57,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "-O", "--option", action="append", default=[], help="KEY=VALUE, as tactful's -O"
+    )
     a = ap.parse_args()
-    mod = tactful.load(a.moderator)
-    res: dict = {"moderator": a.moderator, "seed": a.seed}
+    options = parse_options(a.option, [a.moderator])[a.moderator]
+    mod = tactful.load(a.moderator, **options)
+    res: dict = {"moderator": a.moderator, "options": options, "seed": a.seed}
     for dataset, metric in (("toxicchat", "f1"), ("toxicspans", "span_f1")):
         spec = get_spec(dataset)
         recs = load_dataset(dataset, "test", a.data_dir)[: a.limit]

@@ -166,7 +166,7 @@ def main() -> None:
         rb = json.loads(a.robustness.read_text())
         cmd = f"python bench/robustness.py --moderator {model} --seed 0"
         for k, v in rb.items():
-            if k not in ("moderator", "seed"):
+            if k not in ("moderator", "options", "seed"):
                 add(f"obfuscation: {k}", v, cmd)
 
     card["figures"] = figures

@@ -71,6 +71,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             seed=int(stage["seed"]) - offset,
             extra=int(config["extra"]),
             spans=int(config.get("spans", 0)),
+            holdout=config.get("holdout"),
         )
     else:
         examples, seed = stage_mixture(
