@@ -177,6 +177,7 @@ def test_ship_refuses_a_fold_exported_otherwise(tmp_path, data_dir):
     (folds[1] / "export" / "export.json").write_text(json.dumps({"quantization": "weights"}))
     with pytest.raises(ConfigError) as err:
         tt.ship(final, tmp_path / "pkg", data_dir, version="9.0.0", crossfit=folds)
+    assert not (tmp_path / "pkg").exists()  # nothing written
     assert str(err.value).endswith(
         f"{folds[1]}'s export has quantization weights, {final}'s dynamic: "
         f"tactful train export {folds[1]} --quantize dynamic."

@@ -390,6 +390,15 @@ _SHIP_CONSTRAINTS: Constraints = {
 }
 
 
+def export_quantization(run_dir: str | Path) -> str:
+    """The quantization of a run's export (``export/export.json``; exports written
+    before that file were all dynamic int8)."""
+    recorded = Path(run_dir) / "export" / "export.json"
+    return (
+        str(json.loads(recorded.read_text())["quantization"]) if recorded.is_file() else "dynamic"
+    )
+
+
 def ship(
     run_dir: str | Path,
     package_dir: str | Path | None = None,
@@ -449,12 +458,16 @@ def ship(
     weights = run / "model.pt"
     if not weights.is_file():
         raise ConfigError(f"{run} holds no model.pt: train or soup the run first.")
+    quantization = export_quantization(run)
+    # a fold exported otherwise would choose points for other scores: refuse before writing
+    for fold_run, _, _ in fold_runs:
+        got = export_quantization(fold_run)
+        if got != quantization:
+            raise ConfigError(
+                f"{fold_run}'s export has quantization {got}, {run}'s {quantization}: "
+                f"tactful train export {fold_run} --quantize {quantization}."
+            )
     pins = install_export(run, folder)
-    recorded = run / "export" / "export.json"
-    # Exports written before export.json were all dynamic int8.
-    quantization = (
-        json.loads(recorded.read_text())["quantization"] if recorded.is_file() else "dynamic"
-    )
     stages = run_stages(run)
     soup_of = json.loads((run / "train.json").read_text()).get("soup_of")
     if soup_of:
@@ -496,17 +509,6 @@ def ship(
     with tempfile.TemporaryDirectory(prefix="tactful-crossfit-") as tmp:
         fold_dirs: list[tuple[str | Path, int, int]] = []
         for fold_run, k, n in fold_runs:
-            fold_export = fold_run / "export" / "export.json"
-            got = (
-                json.loads(fold_export.read_text())["quantization"]
-                if fold_export.is_file()
-                else "dynamic"
-            )
-            if got != quantization:
-                raise ConfigError(
-                    f"{fold_run}'s export has quantization {got}, {run}'s {quantization}: "
-                    f"tactful train export {fold_run} --quantize {quantization}."
-                )
             fold_dir = Path(tmp) / f"fold{k}"
             fold_dir.mkdir()
             fold_card = {**card, **install_export(fold_run, fold_dir)}
