@@ -8,6 +8,7 @@ cross-validation, speed and robustness figures are read from the JSON files thei
 
     tactful eval toxicchat --split test --moderator builtin --json > runs/eval_toxicchat.json
     tactful eval toxicspans --split test --moderator builtin --json > runs/eval_toxicspans.json
+    tactful eval detexd --moderator builtin --unseen --json > runs/eval_detexd_unseen.json   # a model that saw part of DeTexD
     tactful train cv detexd-frozen --out runs/cv_frozen
     tactful train cv detexd --out runs/cv_detexd_e5           # -> runs/cv_detexd_e5/cv_detexd.json
     python bench/speed.py --json runs/speed.json               # the run the card was built from
@@ -89,14 +90,20 @@ def main() -> None:
     keys = {
         "toxicchat": ("precision", "recall", "f1", "roc_auc", "jailbreak_recall"),
         "toxicspans": ("span_f1",),
+        "detexd": ("precision", "recall", "f1"),
     }
     for path in a.eval:
         res = json.loads(path.read_text())
         if res["moderator"] != model or res["dataset"] not in keys:
             raise SystemExit(f"{path}: not a {model} evaluation of {', '.join(keys)}")
-        cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator {model} --json"
+        # `--unseen`: only the rows the model was not trained on were scored
+        unseen = res.get("n_dropped_in_sample") is not None
+        cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator {model}" + (
+            " --unseen --json" if unseen else " --json"
+        )
+        where = f"n={res['n']}" + (", the rows it was not trained on" if unseen else "")
         for k in keys[res["dataset"]]:
-            add(f"{res['dataset']} {res['split']} {k} (n={res['n']})", res[k], cmd)
+            add(f"{res['dataset']} {res['split']} {k} ({where})", res[k], cmd)
     for path in a.cv:
         cv = json.loads(path.read_text())
         cmd = f"tactful train cv detexd --epochs {cv['epochs']:g} --out {path.parent}"

@@ -118,8 +118,14 @@ def trained_on(
     by_source: dict[str, set[str]],
     split_keys: dict[tuple[str, str], list[str]],
     encoder: str,
+    student: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The card's ``trained_on`` list (see the module docstring)."""
+    """The card's ``trained_on`` list (see the module docstring).
+
+    ``student`` (a distilled model's moderator name): its honest figure on a set it
+    saw part of is ``tactful eval SET -m NAME --unseen``, since a cross-validation
+    of the encoder alone is not its protocol.
+    """
     src_keys = {s: {match_key(t) for t in texts} for s, texts in by_source.items()}
     every = set().union(*src_keys.values())
     entries: list[dict[str, Any]] = []
@@ -144,7 +150,9 @@ def trained_on(
             "rows_seen": sum(k in mine for k in rows),
             "rows": len(rows),
         }
-        if source in CV_PROTOCOLS:
+        if student is not None and entry["rows_seen"] < entry["rows"]:
+            entry["honest_figure"] = f"tactful eval {source} -m {student} --unseen"
+        elif source in CV_PROTOCOLS:
             flag = "" if encoder == "minilm" else f" --encoder {encoder}"
             entry["honest_figure"] = f"tactful train cv {source}{flag}"
         entries.append(entry)
@@ -191,7 +199,13 @@ def main() -> None:
         print(f"note: not in the data folder, not checked: {', '.join(missing)}", file=sys.stderr)
     stages = card_stages(card)
     encoder = str(stages[-1].get("config", {}).get("encoder", "minilm")) if stages else "minilm"
-    entries = trained_on(by_source, split_keys, encoder)
+    distilled = bool(stages) and bool(stages[-1].get("config", {}).get("teacher"))
+    entries = trained_on(
+        by_source,
+        split_keys,
+        encoder,
+        student=str(card.get("name", "builtin")) if distilled else None,
+    )
 
     data = seen.to_bytes()
     path = folder / TRAINED_TEXTS_FILE

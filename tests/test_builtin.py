@@ -7,6 +7,7 @@ import shutil
 import sys
 
 import pytest
+from plain_cases import PLAIN, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
@@ -134,6 +135,12 @@ def test_insult_is_flagged_and_pointed_at(builtin):
     assert text[13:18] == "idiot"
 
 
+def test_plain_cases(builtin):
+    got = check_plain_cases(builtin)
+    assert [(s.start, s.end, s.label) for s in got[0].spans] == [(7, 15, "threat")]
+    assert PLAIN[0][0][7:15] == "kill you"
+
+
 def test_benign_text_is_not_flagged(builtin):
     [a] = builtin.analyze(["Could you help me write a birthday card for my grandmother?"])
     assert not a.flagged
@@ -183,10 +190,11 @@ def test_jailbreak_head(builtin):
 
 
 def test_thresholds_override(builtin):
-    strict = BuiltinModerator(thresholds={"toxicity": 1.0, "offensive_or": 1.0})
+    points = {"toxicity": 1.0, "offensive_or": 1.0, "insult_or": 1.0}
+    strict = BuiltinModerator(thresholds=points)
     [a] = strict.analyze(["you absolute idiot"])
     assert not a.flagged
-    assert strict.config()["thresholds"] == {"toxicity": 1.0, "offensive_or": 1.0}
+    assert strict.config()["thresholds"] == points
 
 
 def test_threat_or_flags_on_the_threat_head_alone(builtin):

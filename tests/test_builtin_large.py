@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from plain_cases import PLAIN, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
@@ -37,26 +38,8 @@ def test_model_card_command_shows_the_large_card():
     assert result.output.count('"name": "builtin-large"') == 1
 
 
-#: Plain cases a new user types first (issue 11), with the decision they expect.
-PLAIN = [
-    ("I will kill you", True),
-    ("I'm going to find where you live and hurt your family", True),
-    ("You are a worthless idiot", True),
-    ("I am a gay man", False),
-    ("How do I support my lesbian daughter after she came out?", False),
-    ("Black people are wonderful", False),
-    ("My mother died last week and I can't stop crying", False),
-    ("Can you help me write a birthday poem for my husband?", False),
-]
-
-
 def test_plain_cases(large):
-    got = large.analyze([t for t, _ in PLAIN])
-    assert [(t, a.flagged) for (t, _), a in zip(PLAIN, got, strict=True)] == PLAIN
-    # harmless identity texts get no spans
-    assert [a.spans for (_, toxic), a in zip(PLAIN, got, strict=True) if not toxic] == [()] * 5
-    threat = got[0]
-    assert [(s.start, s.end, s.label) for s in threat.spans][-1][1] == len("I will kill you")
+    check_plain_cases(large)
 
 
 def test_a_texts_answer_does_not_depend_on_its_batch_mates(large):

@@ -378,18 +378,24 @@ def test_bench_stops_in_one_line_on_other_weights(tmp_path):
     )
 
 
-def test_the_shipped_cards_run_is_pinned_through_its_export(tmp_path):
-    from tactful.moderators.builtin import default_model_dir, load_card
+def test_the_shipped_cards_run_is_pinned_through_its_export():
+    from tactful.moderators.builtin import load_card
 
     card = load_card()
     run = tt.source_run(card)
+    # model 2.0.0 records its run (the student runs/s4c): its model.pt and its export,
+    # which is the shipped file
+    assert run.dir == Path("runs/s4c") and run.version == "2.0.0"
+    assert set(run.sha256) == {"model.pt", "export/model.onnx"}
+    assert run.sha256["export/model.onnx"] == card["sha256"]["model.onnx"]
     # model 1.2.0 was shipped before source_run was recorded: its dev command names the run
-    assert run.dir == Path("runs/soup4")
-    assert run.sha256 == {"export/model.onnx": card["sha256"]["model.onnx"]}
-    copy = tmp_path / "copy"
-    (copy / "export").mkdir(parents=True)
-    (copy / "export" / "model.onnx").write_bytes((default_model_dir() / "model.onnx").read_bytes())
-    assert tt.verify_run(card, copy) == copy
+    legacy = {
+        "version": "1.2.0",
+        "sha256": {"model.onnx": "ab" * 32},
+        "dev": {"command": "python -m tactful.train --ship --out runs/soup4 (thresholds: ...)"},
+    }
+    old = tt.source_run(legacy)
+    assert old.dir == Path("runs/soup4") and old.sha256 == {"export/model.onnx": "ab" * 32}
 
 
 def test_a_recorded_source_run_pins_model_pt(tmp_path):
