@@ -486,7 +486,8 @@ def ship(
         "name": p["name"],
         "version": p["version"],
         "encoder": encoder,
-        "base_model": info.base_model,
+        "base_model": info.base_model
+        + ("" if layers is None else f"; the student keeps its first {layers} layers"),
         "architecture": f"{architecture} encoder, mean pooling, linear sequence head "
         f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
         "runtime": _RUNTIMES[quantization],
