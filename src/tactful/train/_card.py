@@ -278,16 +278,17 @@ def choose_thresholds(
     seed 0 when None.
 
     toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
-    train rows), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap resamples; offensive (F1), and offensive_or, threat_or and insult_or (precision >= 0.99 as
-    a toxicity flag, the point at which comment toxicity, a threat or an insult alone flags a text): 2,000 Jigsaw sentences dev rows no
-    training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
+    train rows), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap resamples;
+    offensive (F1), and offensive_or, threat_or and insult_or (precision >= 0.99 as a
+    toxicity flag: the point at which comment toxicity, a threat or an insult alone
+    flags a text): 2,000 Jigsaw sentences dev rows no training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
     with the gold of the last stage's span targets). Heads without a held-out dev
     set keep 0.5.
 
     ``crossfit`` (model folders with the fold K of N each left out, see
     :func:`crossfit_runs`) adds ToxicChat train's rows to the toxicity and
-    jailbreak choice, each scored by the model that did not see its fold: about
-    2,801 rows (384 toxic, 113 jailbreaks) instead of dev's 280 (38, 14).
+    jailbreak choice, each scored by the model that did not see its fold: for
+    ToxicChat 0124, 2,801 rows (384 toxic, 113 jailbreaks) instead of dev's 280 (38, 14).
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
