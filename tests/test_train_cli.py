@@ -143,6 +143,9 @@ def test_run_refuses_bad_arguments_before_any_work(tmp_path):
         "error: [T010] The 'stage' parameter of run_training must be one of [1, 7] or None "
         "without init (a later stage starts from init's weights). Got 3 instead.\n"
     ) == result.output
+    # so does stage 8, the large encoder's chat pass from stage 7's weights
+    result = _invoke("train", "run", "--out", str(tmp_path / "r"), "--stage", "8")
+    assert result.exit_code == 2 and "without init" in result.output and "Got 8" in result.output
     # stage 7 starts from the pretrained encoder: with init it is refused
     prev = tmp_path / "prev.pt"
     prev.write_bytes(b"")

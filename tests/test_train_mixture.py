@@ -78,7 +78,25 @@ def test_stage_4_is_stage_3s_draw(data_dir):
     assert [e.text for e in s3] == [e.text for e in s4]
 
 
-@pytest.mark.parametrize("stage", [1, 2, 3, 6])
+def test_stage_8_reads_toxicchat_twice_with_a_small_replay(data_dir):
+    from collections import Counter
+
+    ex, seed = stage_mixture(data_dir, 8, seed=6, targeted=True)
+    assert seed == 14
+    counts = Counter(e.source for e in ex)
+    assert counts["toxicchat"] == 2 * 2521
+    assert counts["targeted"] == 1000
+    assert counts["toxicspans"] == 500 and counts["toxicspans_raters"] == 300
+    assert counts["davidson"] == counts["olid"] == counts["toxigen"] == 150
+    assert len(ex) == 8419
+    # The jailbreak templates feed the jailbreak head only, as in stages 4-7.
+    tox, jb = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("jailbreak")
+    for e in ex:
+        if e.source in ("jailbreak_inthewild", "gptfuzzer"):
+            assert e.seq[jb] == 1.0 and math.isnan(e.seq[tox])
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3, 6, 8])
 def test_no_test_or_audit_text_leaks(stage, data_dir):
     seen = {e.text for e in _stage_mixture(data_dir, stage)}
     # (held-out split, the official training split of the same data set): texts the
