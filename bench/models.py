@@ -6,8 +6,9 @@
 The baseline is a model folder: ``--baseline-dir DIR``, or the packaged
 ``builtin`` folder as it was at the git revision ``--baseline-rev`` (model 1.2.0
 at 2ac0eec), extracted with ``git archive`` into a temporary folder. Each
-``-m NAME`` is a packaged model (``builtin``, ``builtin-large``) or
-``NAME=DIR`` for another model folder of the same runtime.
+``-m NAME`` is a packaged model (``builtin``, ``builtin-large``),
+``NAME=DIR`` for another model folder of the same runtime, or
+``builtin-cascade`` (the packaged models, cascaded with the default bands).
 
 Every model analyses the ToxicChat 0124 test texts (all 2,853, or the first
 ``--limit``) with ``Moderator.analyze`` — the whole analysis: normalization,
@@ -71,6 +72,9 @@ def _entries(args: argparse.Namespace, tmp: Path) -> list[tuple[str, str, dict[s
     out = [(f"baseline {base_card.get('version')}", "builtin", {"model_dir": str(base_dir)})]
     for spec in args.model:
         name, _, folder = spec.partition("=")
+        if name == "builtin-cascade":  # the packaged models, no card of its own
+            out.append((name, name, {}))
+            continue
         opts: dict[str, object] = {"model_dir": folder} if folder else {}
         card = load_card(folder or None, name)
         label = f"{name} {card.get('version')}" + (f" ({folder})" if folder else "")

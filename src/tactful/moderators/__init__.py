@@ -1,3 +1,3 @@
 """Shipped moderators; importing this package registers them by name."""
 
-from . import _random, builtin, lexicon, remote  # noqa: F401
+from . import _random, builtin, cascade, lexicon, remote  # noqa: F401
