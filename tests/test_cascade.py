@@ -114,7 +114,10 @@ def test_version_names_both_models_and_trained_texts_are_their_union(cascade):
         seen.mask(["I am a gay man"])
         == (small.mask(["I am a gay man"]) | large.mask(["I am a gay man"]))
     ).all()
-    assert seen.honest_figure("detexd") == small.honest_figure("detexd")
+    # the cascade's own honest figure, on the rows neither model saw
+    assert seen.honest_figure("detexd") == "tactful eval detexd -m builtin-cascade --unseen"
+    assert seen.honest_figure("toxicspans") == "tactful eval toxicspans -m builtin-cascade --unseen"
+    assert seen.honest_figure("toxicchat") is None
 
 
 def test_empty_batch_and_bad_input(cascade):

@@ -132,15 +132,21 @@ class CascadeModerator(Configured):
         return self
 
     def trained_texts(self) -> TrainedTexts | None:
-        """The union of both models' training texts (either may answer a text)."""
+        """The union of both models' training texts (either may answer a text).
+
+        A data set that either model's card gives an honest-figure command for gets
+        the cascade's own: its score on the rows neither model saw (``--unseen``).
+        """
         from ..evaluate import TrainedTexts
 
         parts = [t for t in (self.small.trained_texts(), self.large.trained_texts()) if t]
         if not parts:
             return None
-        honest: dict[str, str] = {}
-        for part in reversed(parts):  # the small model's commands win: it answers most texts
-            honest.update(part.honest_figures)
+        honest = {
+            ds: f"tactful eval {ds} -m {self.name} --unseen"
+            for part in parts
+            for ds in part.honest_figures
+        }
         return TrainedTexts(np.unique(np.concatenate([p.fingerprints for p in parts])), honest)
 
     def uncertain(self, answer: Analysis) -> bool:
