@@ -29,9 +29,12 @@ import argparse
 import itertools
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from tactful.datasets import load_dataset
+from tactful import Analysis
+from tactful.datasets import Record, load_dataset
 from tactful.evaluate import score
 from tactful.moderators.builtin import BuiltinLargeModerator, BuiltinModerator
 from tactful.moderators.cascade import (
@@ -46,8 +49,14 @@ TOXICITY_HIGHS = (0.8, 0.9, 0.95, 0.98, 1.0)
 JAILBREAK_BANDS = ((1.0, 1.0), *itertools.product((0.1, 0.3, 0.5), (0.9, 0.99, 1.0)))
 
 
-def routed(records, small, large, tox, jb):  # type: ignore[no-untyped-def]
-    """The cascade's answers and how many went to the large model."""
+def routed(
+    records: Sequence[Record],
+    small: Sequence[Analysis],
+    large: Sequence[Analysis],
+    tox: Sequence[float],
+    jb: Sequence[float],
+) -> dict[str, Any]:
+    """F1, jailbreak recall, share sent and share of differences captured of one band pair."""
     rule = CascadeModerator(toxicity_band=tox, jailbreak_band=jb)
     sent = [rule.uncertain(a) for a in small]
     answers = [b if s else a for a, b, s in zip(small, large, sent, strict=True)]
@@ -96,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, m in alone.items():
         print(f"  alone {name}: F1 {m['f1']:.4f}  JR {m['jailbreak_recall']:.4f}")
 
-    def line(r: dict[str, object]) -> str:
+    def line(r: dict[str, Any]) -> str:
         return (
             f"  tox {r['toxicity_band']}  jb {r['jailbreak_band']}:  F1 {r['f1']:.4f}  "
             f"P {r['precision']:.3f} R {r['recall']:.3f}  JR {r['jailbreak_recall']:.4f}  "
@@ -106,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     print("  default bands:")
     print(line(default))
     print(f"  grid, best F1 first (top {args.top} of {len(grid)}):")
-    for r in sorted(grid, key=lambda r: (-r["f1"], r["sent"]))[: args.top]:  # type: ignore[operator]
+    for r in sorted(grid, key=lambda r: (-r["f1"], r["sent"]))[: args.top]:
         print(line(r))
-    out: dict[str, object] = {"split": args.split, "alone": alone, "default": default}
+    out: dict[str, Any] = {"split": args.split, "alone": alone, "default": default}
     differ = sum(a.flagged != b.flagged for a, b in zip(small, large, strict=True))
     print(f"  the two models' toxicity decisions differ on {differ} texts")
     if args.choose:
