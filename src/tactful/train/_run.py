@@ -156,10 +156,9 @@ STAGE8_CAPS = {
 }
 _STAGE8: dict[str, Any] = {
     "caps": STAGE8_CAPS,
-    "repeats": {"toxicchat": 2, "detexd": 1, "jailbreak_inthewild": 1},
+    "repeats": STAGE2_REPEATS,
+    **_CHAT_STAGE,
     "lr": 2e-5,
-    "head_lr": 1e-4,
-    "max_len": 256,
     "seed_offset": 8,
     "jailbreak_toxic": False,
 }
