@@ -137,6 +137,86 @@ def test_crossfit_runs_are_checked(tmp_path):
     )
 
 
+def test_crossfit_runs_of_a_later_stage_follow_the_init_chain(tmp_path):
+    """A stage-8 fold starts from its own stage-7 fold: ``init`` differs from the shipped
+    run's, so the check walks the chain and asks the same of every stage."""
+    s7 = _fake_run(tmp_path, "s7")
+    final = _fake_run(tmp_path, "s8", stage=8, seed=8, init=str(s7 / "model.pt"))
+    s7f = [_fake_run(tmp_path, f"s7f{k}", f"{k}/2") for k in (1, 2)]
+    folds = [
+        _fake_run(tmp_path, f"s8f{k}", f"{k}/2", stage=8, seed=8, init=str(s7f[k - 1] / "model.pt"))
+        for k in (1, 2)
+    ]
+    assert tt.crossfit_runs(final, folds) == [(folds[0], 1, 2), (folds[1], 2, 2)]
+
+    def refused(fold, message):
+        with pytest.raises(ConfigError) as err:
+            tt.crossfit_runs(final, [folds[0], fold])
+        assert str(err.value).endswith(message)
+
+    # its stage 7 saw fold 2
+    leak = _fake_run(tmp_path, "leak", "2/2", stage=8, seed=8, init=str(s7f[0] / "model.pt"))
+    refused(leak, f"{leak} was not trained like {final}: init holdout differ.")
+    # its stage 7 was trained otherwise
+    odd7 = _fake_run(tmp_path, "odd7", "2/2", spans=0)
+    odd = _fake_run(tmp_path, "odd", "2/2", stage=8, seed=8, init=str(odd7 / "model.pt"))
+    refused(odd, f"{odd} was not trained like {final}: init spans differ.")
+    # from the pretrained encoder, or from weights that are no run
+    bare = _fake_run(tmp_path, "bare", "2/2", stage=8, seed=8)
+    refused(bare, f"{bare} was not trained like {final}: init differ.")
+    (tmp_path / "loose.pt").write_bytes(b"")
+    loose = _fake_run(tmp_path, "loose", "2/2", stage=8, seed=8, init=str(tmp_path / "loose.pt"))
+    refused(loose, f"{loose} was not trained like {final}: init differ.")
+
+
+def test_drop_fold_keeps_the_other_examples_in_order(tmp_path):
+    from tactful.train._mixture import Example, drop_fold
+
+    data = _toxicchat_folder(tmp_path / "data")
+    folds = tt.toxicchat_folds(data, 2)
+    texts = [f"prompt number {i}" for i in range(40)] + ["not in toxicchat"]
+    examples = [Example(text=t, source="toxicchat", seq=[]) for t in texts * 2]
+    for k in (1, 2):
+        kept = drop_fold(examples, data, (k, 2))
+        assert [e.text for e in kept] == [t for t in texts * 2 if folds.get(t) != k]
+        assert "not in toxicchat" in {e.text for e in kept}
+        assert len(kept) == 2 * (41 - sum(f == k for f in folds.values()))
+
+
+def test_run_holdout_needs_an_init_that_left_out_the_same_fold(tmp_path):
+    def stage(name, holdout):
+        run = tmp_path / name
+        run.mkdir()
+        (run / "model.pt").write_bytes(b"")
+        cfg = {"encoder": "minilm", "stage": 2, "holdout": holdout}
+        (run / "train.json").write_text(json.dumps({"config": cfg}))
+        return run / "model.pt"
+
+    cases = [
+        (
+            stage("full", None),
+            "1/2",
+            "no ToxicChat fold but this run leaves out ToxicChat fold 1/2",
+        ),
+        (
+            stage("f2", "2/2"),
+            "1/2",
+            "ToxicChat fold 2/2 but this run leaves out ToxicChat fold 1/2",
+        ),
+        (stage("f1", "1/2"), None, "ToxicChat fold 1/2 but this run leaves out no ToxicChat fold"),
+    ]
+    for init, holdout, says in cases:
+        with pytest.raises(ConfigError) as err:
+            tt.run_training(None, tmp_path / "next", init=init, holdout=holdout)
+        assert str(err.value).endswith(
+            f"{init} left out {says}: every stage of a cross-fitting chain leaves out the same "
+            "fold (--holdout)."
+        )
+    with pytest.raises(ConfigError, match="holdout must be K/N"):
+        tt.run_training(None, tmp_path / "next", holdout="3/2")
+    assert not (tmp_path / "next").exists()
+
+
 def test_ship_chooses_the_points_on_dev_and_cross_fitted_train_rows(tmp_path, data_dir):
     final = _fake_run(tmp_path, "final")
     folds = [_fake_run(tmp_path, f"f{k}", f"{k}/2") for k in (1, 2)]

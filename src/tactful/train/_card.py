@@ -227,6 +227,8 @@ def crossfit_runs(
     :func:`~tactful.train.distill_examples`), with an export, every fold K of one N
     exactly once, and otherwise the settings of ``run_dir`` (the fold scores
     stand in for the scores the shipped run would give to rows it did not see).
+    A later stage's ``init`` may differ: it must then be a run that left out the
+    same fold and was trained like ``run_dir``'s ``init``, stage by stage.
     """
     from ._distill import parse_holdout
 
@@ -236,17 +238,33 @@ def crossfit_runs(
             raise ConfigError(f"{run} is not a training run: it holds no train.json.")
         return dict(json.loads(path.read_text()).get("config") or {})
 
+    def differ(want: dict[str, Any], got: dict[str, Any], holdout: str) -> list[str]:
+        """The settings in which ``got`` (a run that left out ``holdout``) is not ``want``."""
+        if got.pop("holdout", None) != holdout:
+            return ["holdout"]
+        want.pop("holdout", None)
+        mine, theirs = want.pop("init", None), got.pop("init", None)
+        diff = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+        if (mine is None) != (theirs is None):
+            diff.append("init")
+        elif mine is not None and mine != theirs:
+            init_run, fold_init = Path(mine).parent, Path(theirs).parent
+            if not (fold_init / "train.json").is_file() or not (init_run / "train.json").is_file():
+                diff.append("init")
+            else:
+                diff += [f"init {k}" for k in differ(config(init_run), config(fold_init), holdout)]
+        return diff
+
     want = config(Path(run_dir))
-    want.pop("holdout", None)
     out: list[tuple[Path, int, int]] = []
     for fold_run in map(Path, fold_runs):
         got = config(fold_run)
-        holdout = parse_holdout(got.pop("holdout", None))
+        holdout = parse_holdout(got.get("holdout"))
         if holdout is None:
             raise ConfigError(
                 f"{fold_run} left no ToxicChat fold out: train it with --holdout K/N."
             )
-        diff = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+        diff = differ(dict(want), got, got["holdout"])
         if diff:
             raise ConfigError(
                 f"{fold_run} was not trained like {run_dir}: {', '.join(diff)} differ."

@@ -116,6 +116,15 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    holdout: Annotated[
+        str | None,
+        typer.Option(
+            "--holdout",
+            help="K/N: leave out ToxicChat train fold K of N (a cross-fitting run; --init "
+            "must have left out the same fold; see train ship --crossfit).",
+            show_default=False,
+        ),
+    ] = None,
     export: ExportOpt = True,
 ) -> None:
     """Train one stage of the multi-task model (stage 1 from the pretrained encoder)."""
@@ -135,6 +144,7 @@ def run_command(
         sources=picked,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        holdout=holdout,
     )
     typer.echo(str(run))
 

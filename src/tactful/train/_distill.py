@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import Example, toxicchat_folds
+from ._mixture import Example, drop_fold
 
 __all__ = [
     "TEACHER_PART",
@@ -329,8 +329,7 @@ def distill_examples(
         examples = examples + [rest[t] for t in chosen]
         rng.shuffle(examples)
     if fold is not None:
-        out = {t for t, f in toxicchat_folds(data_dir, fold[1]).items() if f == fold[0]}
-        examples = [e for e in examples if e.text not in out]
+        examples = drop_fold(examples, data_dir, fold)
     return examples, run_seed
 
 

@@ -170,6 +170,19 @@ def toxicchat_folds(data_dir: str | Path | None, n: int) -> dict[str, int]:
     return folds
 
 
+def drop_fold(
+    examples: list[Example], data_dir: str | Path | None, fold: tuple[int, int]
+) -> list[Example]:
+    """``examples`` without those whose text is in ToxicChat train fold ``fold = (K, N)``.
+
+    A cross-fitting run trains on the rest and scores fold K with the result
+    (:func:`toxicchat_folds`, :func:`~tactful.train.crossfit_runs`).
+    """
+    k, n = fold
+    out = {t for t, f in toxicchat_folds(data_dir, n).items() if f == k}
+    return [e for e in examples if e.text not in out]
+
+
 def _cap(rows: list, n: int | None, rng: random.Random) -> list:
     if n is None or len(rows) <= n:
         return rows

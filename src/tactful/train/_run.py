@@ -23,12 +23,13 @@ from ..params import (
     Nullable,
     OneOf,
     PathLike,
+    Str,
     StrList,
     validate_params,
 )
 from ._config import TrainConfig, load_tokenizer, require_train_extra
 from ._encoders import ENCODER_INFO, ENCODERS
-from ._mixture import DEFAULT_CAPS, Example, build_mixture
+from ._mixture import DEFAULT_CAPS, Example, build_mixture, drop_fold
 
 if TYPE_CHECKING:
     from ._model import MultiTaskModel
@@ -249,6 +250,15 @@ def run_layers(run_dir: str | Path) -> int | None:
     return None if layers is None else int(layers)
 
 
+def run_holdout(run_dir: str | Path) -> str | None:
+    """The ToxicChat fold (``"K/N"``) a run left out, from its ``train.json`` (None: none)."""
+    path = Path(run_dir) / "train.json"
+    if not path.is_file():
+        return None
+    holdout = json.loads(path.read_text()).get("config", {}).get("holdout")
+    return None if holdout is None else str(holdout)
+
+
 def load_run(run_dir: str | Path) -> MultiTaskModel:
     """A run's ``model.pt`` in a :class:`~tactful.train.MultiTaskModel` of its encoder, in
     eval mode. Unpickling is ``weights_only``: a weights file cannot run code."""
@@ -289,6 +299,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "sources": Nullable(StrList(options=SOURCES, nonempty=True)),
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
+    "holdout": Nullable(Str(nonempty=True)),
 }
 
 
@@ -306,6 +317,7 @@ def run_training(
     sources: Iterable[str] | None = None,
     targeted: bool = False,
     broad_toxicity: bool | None = None,
+    holdout: str | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
 
@@ -341,6 +353,12 @@ def run_training(
     broad_toxicity : bool, optional
         Whether the hate and offence sets label the toxicity head (default:
         ``targeted``).
+    holdout : str, optional
+        ``"K/N"``: leave out ToxicChat train fold K of N
+        (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
+        on that fold choose the shipped run's operating points
+        (:func:`~tactful.train.crossfit_runs`). A later stage's ``init`` must have
+        left out the same fold.
 
     Returns
     -------
@@ -359,7 +377,11 @@ def run_training(
         sources=sources,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        holdout=holdout,
     )
+    from ._distill import parse_holdout
+
+    fold = parse_holdout(p["holdout"])
     init_path: Path | None = p["init"]
     stage = _stage_rule(init_path).accept("stage", "run_training", stage)
     if init_path is not None:
@@ -371,6 +393,16 @@ def run_training(
                 raise ConfigError(
                     f"{init_path} was trained on the {trained_on} encoder, not {p['encoder']}: "
                     f"pass --encoder {trained_on}."
+                )
+            init_holdout = run_holdout(init_path.parent)
+            if init_holdout != p["holdout"]:
+                was, now = (
+                    "no ToxicChat fold" if h is None else f"ToxicChat fold {h}"
+                    for h in (init_holdout, p["holdout"])
+                )
+                raise ConfigError(
+                    f"{init_path} left out {was} but this run leaves out {now}: every stage of a cross-fitting chain leaves out the "
+                    "same fold (--holdout)."
                 )
     require_train_extra()
     from ._export import export_onnx
@@ -390,6 +422,7 @@ def run_training(
         "encoder": p["encoder"],
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
+        "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
         examples, _ = stage_mixture(data, 1, p["seed"], jailbreak_toxic, **mix)
@@ -407,6 +440,8 @@ def run_training(
             stage=stage,
             **common,
         )
+    if fold is not None:
+        examples = drop_fold(examples, data, fold)
     if not examples:
         raise ConfigError(f"The mixture of stage {cfg.stage} is empty: nothing to train on.")
     log.info("mixture: %d examples (stage %d, %s)", len(examples), cfg.stage, cfg.encoder)
