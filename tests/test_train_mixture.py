@@ -96,7 +96,18 @@ def test_stage_8_reads_toxicchat_twice_with_a_small_replay(data_dir):
             assert e.seq[jb] == 1.0 and math.isnan(e.seq[tox])
 
 
-@pytest.mark.parametrize("stage", [1, 2, 3, 6, 8])
+def test_stage_9_is_stage_8_with_stage_7s_targeted_rows(data_dir):
+    from collections import Counter
+
+    s8, _ = stage_mixture(data_dir, 8, targeted=True, broad_toxicity=False)
+    s9, seed = stage_mixture(data_dir, 9, targeted=True, broad_toxicity=False)
+    assert seed == 9
+    c8, c9 = Counter(e.source for e in s8), Counter(e.source for e in s9)
+    assert c9["targeted"] == 3000 and len(s9) == 10419
+    assert c9 - Counter({"targeted": 3000}) == c8 - Counter({"targeted": 1000})
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3, 6, 8, 9])
 def test_no_test_or_audit_text_leaks(stage, data_dir):
     seen = {e.text for e in _stage_mixture(data_dir, stage)}
     # (held-out split, the official training split of the same data set): texts the

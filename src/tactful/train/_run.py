@@ -163,7 +163,15 @@ _STAGE8: dict[str, Any] = {
     "seed_offset": 8,
     "jailbreak_toxic": False,
 }
-#: Later stages: 2-6 and 8 start from the weights given by ``--init``; 7 from the
+#: Stage 9: stage 8 with stage 7's 3,000 targeted rows in the replay instead of 1,000.
+#: Stage 8 lowered the large model's toxicity on insults without profanity (the suite's
+#: median 0.71 -> 0.57) while it learned ToxicChat; this keeps more of what stage 7 taught.
+_STAGE9: dict[str, Any] = {
+    **_STAGE8,
+    "caps": {**STAGE8_CAPS, "targeted": _STAGE7["caps"]["targeted"]},
+    "seed_offset": 9,
+}
+#: Later stages: 2-6, 8 and 9 start from the weights given by ``--init``; 7 from the
 #: pretrained encoder.
 STAGES: dict[int, dict[str, Any]] = {
     2: {"caps": STAGE2_CAPS, "repeats": STAGE2_REPEATS, **_CHAT_STAGE, "max_len": 128},
@@ -173,6 +181,7 @@ STAGES: dict[int, dict[str, Any]] = {
     6: {**_STAGE4, "span_gold": "raters", "caps": STAGE6_CAPS},
     7: _STAGE7,
     8: _STAGE8,
+    9: _STAGE9,
 }
 
 
