@@ -410,8 +410,8 @@ def run_training(
                     for h in (init_holdout, p["holdout"])
                 )
                 raise ConfigError(
-                    f"{init_path} left out {was} but this run leaves out {now}: every stage of a cross-fitting chain leaves out the "
-                    "same fold (--holdout)."
+                    f"{init_path} left out {was} but this run leaves out {now}: "
+                    "every stage of a cross-fitting chain leaves out the same fold (--holdout)."
                 )
     require_train_extra()
     from ._export import export_onnx
