@@ -169,6 +169,67 @@ def test_crossfit_runs_of_a_later_stage_follow_the_init_chain(tmp_path):
     refused(loose, f"{loose} was not trained like {final}: init differ.")
 
 
+def _fake_soup(root: Path, name: str, *runs: Path) -> Path:
+    """A soup folder (``tactful train soup``'s train.json) with an export."""
+    soup = _fake_run(root, name)
+    (soup / "train.json").write_text(
+        json.dumps({"soup_of": [str(r) for r in runs], "encoder": "minilm", "layers": 4})
+    )
+    return soup
+
+
+def test_crossfit_runs_of_a_soup_are_soups_of_fold_runs(tmp_path):
+    """A soup of a stage-8 and a stage-9 run (both from one stage 7) is cross-fitted by
+    soups of the same two stages' fold runs, member by member."""
+    s7 = _fake_run(tmp_path, "s7")
+    s8 = _fake_run(tmp_path, "s8", stage=8, seed=8, init=str(s7 / "model.pt"))
+    s9 = _fake_run(tmp_path, "s9", stage=9, seed=9, init=str(s7 / "model.pt"))
+    final = _fake_soup(tmp_path, "soup", s8, s9)
+    s7f = [_fake_run(tmp_path, f"s7f{k}", f"{k}/2") for k in (1, 2)]
+    s8f, s9f = (
+        [
+            _fake_run(
+                tmp_path,
+                f"s{st}f{k}",
+                f"{k}/2",
+                stage=st,
+                seed=st,
+                init=str(s7f[k - 1] / "model.pt"),
+            )
+            for k in (1, 2)
+        ]
+        for st in (8, 9)
+    )
+    folds = [_fake_soup(tmp_path, f"soupf{k}", s8f[k - 1], s9f[k - 1]) for k in (1, 2)]
+    assert tt.crossfit_runs(final, folds[::-1]) == [(folds[1], 2, 2), (folds[0], 1, 2)]
+
+    def refused(fold, message):
+        with pytest.raises(ConfigError) as err:
+            tt.crossfit_runs(final, [folds[0], fold])
+        assert str(err.value) == "[T010] " + message
+
+    refused(
+        s8f[1],
+        f"{s8f[1]} is not a soup of 2 runs like {final}: soup the fold runs of its runs, "
+        "in the same order.",
+    )
+    refused(
+        _fake_soup(tmp_path, "half", s8f[1]),
+        f"{tmp_path / 'half'} is not a soup of 2 runs like {final}: soup the fold runs of its "
+        "runs, in the same order.",
+    )
+    swapped = _fake_soup(tmp_path, "swapped", s9f[1], s8f[1])
+    refused(swapped, f"{s9f[1]} was not trained like {s8}: seed, stage differ.")
+    mixed = _fake_soup(tmp_path, "mixed", s8f[1], s9f[0])
+    refused(mixed, f"The runs of {mixed} left out different ToxicChat folds: 1/2, 2/2.")
+    # a member whose stage 7 saw the fold
+    leak = _fake_run(tmp_path, "leak", "2/2", stage=9, seed=9, init=str(s7f[0] / "model.pt"))
+    refused(
+        _fake_soup(tmp_path, "leaky", s8f[1], leak),
+        f"{leak} was not trained like {s9}: init holdout differ.",
+    )
+
+
 def test_drop_fold_keeps_the_other_examples_in_order(tmp_path):
     from tactful.train._mixture import Example, drop_fold
 

@@ -229,14 +229,23 @@ def crossfit_runs(
     stand in for the scores the shipped run would give to rows it did not see).
     A later stage's ``init`` may differ: it must then be a run that left out the
     same fold and was trained like ``run_dir``'s ``init``, stage by stage.
+    When ``run_dir`` is a soup (``tactful train soup``), each fold run must be a
+    soup of as many runs, all of which left out its fold, the i-th trained like
+    ``run_dir``'s i-th.
     """
     from ._distill import parse_holdout
 
-    def config(run: Path) -> dict[str, Any]:
+    def info(run: Path) -> dict[str, Any]:
         path = run / "train.json"
         if not path.is_file():
             raise ConfigError(f"{run} is not a training run: it holds no train.json.")
-        return dict(json.loads(path.read_text()).get("config") or {})
+        return dict(json.loads(path.read_text()))
+
+    def config(run: Path) -> dict[str, Any]:
+        return dict(info(run).get("config") or {})
+
+    def soup_of(run: Path) -> list[Path]:
+        return [Path(r) for r in info(run).get("soup_of") or []]
 
     def differ(want: dict[str, Any], got: dict[str, Any], holdout: str) -> list[str]:
         """The settings in which ``got`` (a run that left out ``holdout``) is not ``want``."""
@@ -255,20 +264,40 @@ def crossfit_runs(
                 diff += [f"init {k}" for k in differ(config(init_run), config(fold_init), holdout)]
         return diff
 
-    want = config(Path(run_dir))
-    out: list[tuple[Path, int, int]] = []
-    for fold_run in map(Path, fold_runs):
+    def check(run: Path, fold_run: Path) -> tuple[int, int]:
+        """``fold_run``'s fold (K, N), after checking it was trained like ``run``."""
         got = config(fold_run)
-        holdout = parse_holdout(got.get("holdout"))
-        if holdout is None:
+        holdout = got.get("holdout")
+        fold = parse_holdout(holdout)
+        if fold is None:
             raise ConfigError(
                 f"{fold_run} left no ToxicChat fold out: train it with --holdout K/N."
             )
-        diff = differ(dict(want), got, got["holdout"])
+        diff = differ(config(run), got, str(holdout))
         if diff:
-            raise ConfigError(
-                f"{fold_run} was not trained like {run_dir}: {', '.join(diff)} differ."
-            )
+            raise ConfigError(f"{fold_run} was not trained like {run}: {', '.join(diff)} differ.")
+        return fold
+
+    members = soup_of(Path(run_dir))
+    out: list[tuple[Path, int, int]] = []
+    for fold_run in map(Path, fold_runs):
+        if not members:
+            held = {check(Path(run_dir), fold_run)}
+        else:
+            parts = soup_of(fold_run)
+            if len(parts) != len(members):
+                raise ConfigError(
+                    f"{fold_run} is not a soup of {len(members)} runs like {run_dir}: soup the "
+                    "fold runs of its runs, in the same order."
+                )
+            held = {check(m, p) for m, p in zip(members, parts, strict=True)}
+            if len(held) > 1:
+                raise ConfigError(
+                    f"The runs of {fold_run} left out different ToxicChat folds: "
+                    + ", ".join(f"{k}/{n}" for k, n in sorted(held))
+                    + "."
+                )
+        holdout = held.pop()
         if not (fold_run / "export" / "model.onnx").is_file():
             raise ConfigError(f"{fold_run} holds no export/model.onnx: tactful train export it.")
         out.append((fold_run, *holdout))

@@ -327,8 +327,9 @@ def ship_command(
         list[Path] | None,
         typer.Option(
             "--crossfit",
-            help="A run trained like RUN with --holdout K/N (repeat: one per fold): toxicity "
-            "and jailbreak points are then chosen on ToxicChat dev and cross-fitted train rows.",
+            help="A run trained like RUN with --holdout K/N (for a soup RUN, a soup of such "
+            "runs; repeat: one per fold): toxicity and jailbreak points are then chosen on "
+            "ToxicChat dev and cross-fitted train rows.",
             file_okay=False,
             show_default=False,
         ),
