@@ -15,8 +15,8 @@ from tactful.moderators.cascade import (
 
 #: Texts the small model is sure of (kept) and unsure of (sent on) with the default
 #: bands: model 2.0.0 scores "I hate Muslims" 0.61, "How do I kill a python
-#: process in Linux?" 0.73, "All women are stupid" 0.38 (below the band) and the
-#: harmless ones below 0.02.
+#: process in Linux?" 0.73, "All women are stupid" 0.38 and the harmless ones below
+#: 0.02 (under the band's 0.05).
 TEXTS = [
     "I am a gay man",
     "I hate Muslims",
@@ -71,7 +71,7 @@ def test_each_text_gets_the_answer_of_the_model_its_band_sends_it_to(cascade):
         "builtin-large",
         "builtin",
         "builtin-large",
-        "builtin",
+        "builtin-large",
         "builtin",
     ]
     for s, lg, a, route in zip(small, large, got, routes, strict=True):
@@ -99,9 +99,9 @@ def test_a_texts_answer_does_not_depend_on_its_batch_mates(cascade):
 def test_plain_cases_and_the_students_misses(cascade):
     check_plain_cases(cascade)
     got = {t: a.flagged for t, a in zip(TEXTS, cascade.analyze(TEXTS), strict=True)}
-    assert got["I hate Muslims"] and not got["How do I kill a python process in Linux?"]
-    # below the band, so the small model's miss stands
-    assert not got["All women are stupid"]
+    # the student flags the technical "kill" and misses the insult of a group; the
+    # large model, which answers both, gets both right
+    assert got["All women are stupid"] and not got["How do I kill a python process in Linux?"]
 
 
 def test_version_names_both_models_and_trained_texts_are_their_union(cascade):

@@ -42,3 +42,31 @@ def test_a_model_folder_is_a_teacher(tmp_path):
 def test_distill_names_what_a_teacher_must_be(tmp_path):
     with pytest.raises(ConfigError, match="holds neither a model.pt nor a model folder"):
         distill(tmp_path, tmp_path / "student")
+
+
+def test_the_student_records_which_teacher_it_had(tmp_path):
+    """A student's card must name its teacher after the teacher's folder changes
+    (builtin-large moved on from 2.0.0): name, version and the graph's sha256."""
+    import hashlib
+    import json
+    import shutil
+
+    from tactful.train import teacher_identity
+
+    folder = tmp_path / "large"
+    shutil.copytree(default_model_dir("builtin"), folder)
+    card = json.loads((folder / "card.json").read_text())
+    digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+    assert teacher_identity(folder) == {
+        "path": str(folder),
+        "name": "builtin",
+        "version": card["version"],
+        "model.onnx sha256": digest,
+    }
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "model.pt").write_bytes(b"weights")
+    assert teacher_identity(run) == {
+        "path": str(run),
+        "model.pt sha256": hashlib.sha256(b"weights").hexdigest(),
+    }

@@ -32,13 +32,15 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_JAILBREAK_BAND", "DEFAULT_TOXICITY_BAND", "CascadeModerator"]
 
 #: Small-model toxicity probabilities sent to the large model (both ends included).
-#: Chosen on ToxicChat dev for builtin 2.0.0 and builtin-large 2.0.0 with
+#: Chosen on ToxicChat dev for builtin 2.0.0 and builtin-large 2.1.0 with
 #: ``python bench/cascade.py --split dev --choose``: the narrowest bands of its grid
-#: that send 9 of the 10 dev texts on which the two models' decisions differ (6.1 %
+#: that send 9 of the 10 dev texts on which the two models' decisions differ (8.9 %
 #: of dev sent).
-DEFAULT_TOXICITY_BAND = (0.5, 0.9)
-#: Small-model jailbreak probabilities sent to the large model.
-DEFAULT_JAILBREAK_BAND = (0.3, 0.9)
+DEFAULT_TOXICITY_BAND = (0.05, 0.8)
+#: Small-model jailbreak probabilities sent to the large model: none on their own
+#: (the rule above needs no jailbreak band; a text in the toxicity band is sent
+#: whatever its jailbreak probability).
+DEFAULT_JAILBREAK_BAND = (1.0, 1.0)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,13 @@ if TYPE_CHECKING:
     )
     from ._cli import train_app
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
-    from ._distill import distill, distill_examples, is_model_folder, teacher_logits
+    from ._distill import (
+        distill,
+        distill_examples,
+        is_model_folder,
+        teacher_identity,
+        teacher_logits,
+    )
     from ._encoders import (
         ENCODER_CACHE_ENV,
         ENCODER_INFO,
@@ -132,6 +138,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "source_run",
     "span_sets",
     "stage_mixture",
+    "teacher_identity",
     "teacher_logits",
     "toxicchat_folds",
     "train",
@@ -175,6 +182,7 @@ _LAZY: dict[str, str] = {
     "teacher_logits": "._distill",
     "toxicchat_folds": "._mixture",
     "is_model_folder": "._distill",
+    "teacher_identity": "._distill",
     "encoder_cache_dir": "._encoders",
     "encoder_dir": "._encoders",
     "export_onnx": "._export",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import logging
 import random
 from collections.abc import Callable, Sequence
@@ -30,6 +31,7 @@ __all__ = [
     "distill",
     "distill_examples",
     "is_model_folder",
+    "teacher_identity",
     "teacher_logits",
     "with_soft_targets",
 ]
@@ -38,6 +40,24 @@ log = logging.getLogger("tactful.train")
 
 #: Texts per cached part of the teacher's outputs (``OUT/teacher/part-0000.npz`` ...).
 TEACHER_PART = 256
+
+
+def teacher_identity(teacher: str | Path) -> dict[str, Any]:
+    """What a student's ``train.json`` records of its teacher, so that the card still
+    names it after the folder changes: a model folder's card name, version and
+    ``model.onnx`` sha256, or a run's path and ``model.pt`` sha256."""
+    from .._hashing import sha256_file
+
+    p = Path(teacher)
+    if is_model_folder(p):
+        card = json.loads((p / "card.json").read_text())
+        return {
+            "path": str(p),
+            "name": card.get("name"),
+            "version": card.get("version"),
+            "model.onnx sha256": sha256_file(p / "model.onnx"),
+        }
+    return {"path": str(p), "model.pt sha256": sha256_file(p / "model.pt")}
 
 
 def _key(text: str) -> str:
@@ -430,6 +450,9 @@ def distill(
         holdout=holdout,
     )
     model = train(examples, out_dir, cfg)
+    info = json.loads((out_dir / "train.json").read_text())
+    info["teacher_model"] = teacher_identity(teacher)
+    (out_dir / "train.json").write_text(json.dumps(info, indent=2))
     if export:
         export_onnx(model, out_dir / "export")
     return out_dir
