@@ -179,3 +179,24 @@ def test_gold_spans_only_keeps_the_teacher_off_texts_with_gold_spans():
     gold_only = with_soft_targets(exs, texts, logits, chars, soft_on_gold=False)
     assert gold_only[0].soft_tox is None and gold_only[0].soft_seq == [float(v) for v in logits[0]]
     assert gold_only[1].soft_tox is chars[1]
+
+
+def test_hard_only_sources_keep_their_labels_where_they_have_them():
+    from tactful.train._distill import with_soft_targets
+
+    tox, ia = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("identity_attack")
+    labelled = [math.nan] * len(SEQ_HEADS)
+    labelled[tox] = labelled[ia] = 1.0
+    texts = ["women are lesser people", "hello"]
+    exs = [Example(texts[0], "derogation", labelled), Example(texts[1], "derogation", labelled)]
+    exs.append(Example(texts[0], "toxicchat", labelled))
+    logits = np.arange(2 * len(SEQ_HEADS), dtype=np.float32).reshape(2, -1)
+    chars = [np.zeros(len(t), np.float32) for t in texts]
+    out = with_soft_targets(exs, texts, logits, chars, hard_only=frozenset({"derogation"}))
+    # the labelled heads of a hard-only row get no teacher target; the others keep it
+    assert math.isnan(out[0].soft_seq[tox]) and math.isnan(out[0].soft_seq[ia])
+    others = [i for i in range(len(SEQ_HEADS)) if i not in (tox, ia)]
+    assert [out[0].soft_seq[i] for i in others] == [float(logits[0][i]) for i in others]
+    assert math.isnan(out[1].soft_seq[tox]) and out[1].soft_tox is chars[1]
+    # a row of another source with the same text keeps every teacher target
+    assert out[2].soft_seq == [float(v) for v in logits[0]]

@@ -451,3 +451,27 @@ def test_distill_examples_add_semeval_posts_with_their_gold_spans(data_dir):
     # with extra texts too: the extra sample does not repeat the added posts
     both, _ = distill_examples(data_dir, extra=200, spans=300)
     assert len(both) == len(base) + 500 and len({e.text for e in both} - have) == 500
+
+
+def test_derogation_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
+    from collections import Counter
+
+    from tactful.functional import derogation_template_records
+
+    tox, ia = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("identity_attack")
+    plain, seed = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False)
+    with_der, seed2 = stage_mixture(
+        data_dir, 7, targeted=True, broad_toxicity=False, derogation=True
+    )
+    rows = derogation_template_records(seed=seed)
+    der = [e for e in with_der if e.source == "derogation"]
+    assert seed2 == seed and len(der) == len(rows) == 275
+    assert {e.text for e in der} == {r.text for r in rows}
+    assert Counter(e.text for e in with_der if e.source != "derogation") == Counter(
+        e.text for e in plain
+    )
+    e = next(e for e in der if e.text == "Face it, men are simply lesser people.")
+    assert e.seq[tox] == 1.0 and e.seq[ia] == 1.0
+    # the demeaning words are the toxic characters, typed identity_attack; "men" is not
+    assert e.tox_chars == frozenset(range(17, 37)) and set(e.type_chars) == e.tox_chars
+    assert set(e.type_chars.values()) == {2}  # SPAN_TYPES.index("identity_attack")

@@ -37,6 +37,7 @@ __all__ = [
     "THREAT_PATTERN",
     "TRAINING_SOURCES",
     "counterfactual_records",
+    "derogation_template_records",
     "harm_template_records",
     "holistic_person_nouns",
     "identity_negatives",
@@ -120,6 +121,7 @@ TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "threat_direct": (_THREAT_LABELS, True),
     "threat_indirect": (_THREAT_LABELS, True),
     "dehumanisation": (_GROUP_ATTACK_LABELS, True),
+    "derogation": (_GROUP_ATTACK_LABELS, True),
     "slur": (_GROUP_ATTACK_LABELS, True),
     "insult_no_profanity": ({"toxicity": 1, "insult": 1}, True),
     "violent_harm_request": ({"toxicity": 1}, False),
@@ -246,9 +248,53 @@ def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -
         if t.split == "train"
         and t.functionality in TEMPLATE_LABELS
         and not t.functionality.startswith("threat")
+        and t.functionality != "derogation"
     ]
     cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
     return _template_records(cases, "train", "harm_templates")
+
+
+_DEROGATION_CONSTRAINTS: Constraints = {**_THREAT_CONSTRAINTS, "split": _SPLIT}
+
+
+def derogation_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 60
+) -> list[Record]:
+    """Rows of the ``derogation`` training templates: a group called inferior,
+    unworthy of rights or better gone, in plain words (disjoint from the suite's).
+
+    Neither :func:`harm_template_records` nor :func:`training_records` holds them,
+    so the mixtures of the models shipped before them stay as they were: the
+    training mixture adds them as a source of their own when asked
+    (:func:`tactful.train.build_mixture` with ``derogation=True``, ``tactful
+    train run|distill --derogation``).
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing operating points.
+    seed : int, default=0
+    max_per_template : int or None, default=60
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1, ``labels`` toxicity and identity_attack 1, ``spans`` the
+        demeaning words (label ``"identity_attack"``; the group's name is not
+        among them); ``meta["source"]`` ``"derogation_templates"``.
+    """
+    p = validate_params(
+        "derogation_template_records",
+        _DEROGATION_CONSTRAINTS,
+        split=split,
+        seed=seed,
+        max_per_template=max_per_template,
+    )
+    templates = [
+        t for t in TRAINING_TEMPLATES if t.split == p["split"] and t.functionality == "derogation"
+    ]
+    cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
+    return _template_records(cases, p["split"], "derogation_templates")
 
 
 _TOXIGEN_CONSTRAINTS: Constraints = {"max_human_score": Float(1, 4, closed="left")}
@@ -417,7 +463,8 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
     :func:`threat_template_records`), the other harm and counter-speech templates
     (:func:`harm_template_records`) and counterfactual copies
     (:func:`counterfactual_records`) of the rows taken from data sets (the
-    template rows already cover every group).
+    template rows already cover every group). The derogation templates are not
+    among them: :func:`derogation_template_records`.
 
     Returns
     -------

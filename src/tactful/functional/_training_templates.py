@@ -86,6 +86,18 @@ TRAINING_TEMPLATES: tuple[Template, ...] = (
     _t("tr-deh06", "dehumanisation", "Your kind are ⟦{dehum}⟧.", span_label="identity_attack"),
     _t("tr-deh07", "dehumanisation", "All of you are ⟦{dehum}⟧, go back where you came from.", span_label="identity_attack"),
     _t("tr-deh08", "dehumanisation", "{identities}? ⟦Subhuman {dehum}⟧.", span_label="identity_attack"),
+    # -- derogation of groups in plain words (no slur, insult word or likening) -----------
+    _t("tr-der01", "derogation", "Face it, {identities} are ⟦simply lesser people⟧.", span_label="identity_attack"),
+    _t("tr-der02", "derogation", "{identities} ⟦don't deserve to vote⟧.", span_label="identity_attack"),
+    _t("tr-der03", "derogation", "We'd all be better off if {identities} ⟦disappeared⟧.", span_label="identity_attack"),
+    _t("tr-der04", "derogation", "{identities} are ⟦a burden on decent society⟧.", span_label="identity_attack"),
+    _t("tr-der05", "derogation", "No {identity} person ⟦should ever be allowed to teach children⟧.", span_label="identity_attack"),
+    _t("tr-der06", "derogation", "{identities} ⟦were never meant to be equal to us⟧.", span_label="identity_attack"),
+    _t("tr-der07", "derogation", "⟦The world has no place for⟧ {identities}.", span_label="identity_attack"),
+    _t("tr-der08", "derogation", "Honestly {identities} are ⟦less human than the rest of us⟧.", span_label="identity_attack"),
+    _t("dv-der01", "derogation", "{identities} ⟦shouldn't be trusted with any rights at all⟧.", "dev", "identity_attack"),
+    _t("dv-der02", "derogation", "⟦Get rid of every⟧ {identity} family in this town and things will improve.", "dev", "identity_attack"),
+    _t("dv-der03", "derogation", "{identities} ⟦will never be as good as real citizens⟧.", "dev", "identity_attack"),
     # -- insults at the reader, no swear word ----------------------------------------------
     _t("tr-ins01", "insult_no_profanity", "Honestly, you're a ⟦{insult}⟧ and everyone here knows it.", span_label="insult"),
     _t("tr-ins02", "insult_no_profanity", "Go away, ⟦{insult}⟧.", span_label="insult"),

@@ -49,6 +49,14 @@ EncoderOpt = Annotated[
 ExportOpt = Annotated[
     bool, typer.Option("--export/--no-export", help="Export int8 ONNX into OUT/export.")
 ]
+DerogationOpt = Annotated[
+    bool,
+    typer.Option(
+        "--derogation",
+        help="Add the derogation training templates (a group called inferior or "
+        "unworthy of rights, in plain words) as a source of their own.",
+    ),
+]
 
 
 def _print_json(obj: Any) -> None:
@@ -116,6 +124,7 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    derogation: DerogationOpt = False,
     holdout: Annotated[
         str | None,
         typer.Option(
@@ -144,6 +153,7 @@ def run_command(
         sources=picked,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        derogation=derogation,
         holdout=holdout,
     )
     typer.echo(str(run))
@@ -253,6 +263,7 @@ def distill_command(
             help="Whether texts with gold toxic spans also get the teacher's token targets.",
         ),
     ] = True,
+    derogation: DerogationOpt = False,
     export: ExportOpt = True,
 ) -> None:
     """Distil a teacher run into a MiniLM student (soft targets for every head)."""
@@ -272,6 +283,7 @@ def distill_command(
         temperature=temperature,
         token_alpha=token_alpha,
         soft_on_gold=soft_on_gold,
+        derogation=derogation,
         export=export,
     )
     typer.echo(str(run))

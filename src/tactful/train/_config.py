@@ -47,7 +47,8 @@ class TrainConfig:
     is set only when the run overrode its stage's choice; ``targeted`` says the run
     trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
     ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
-    (``None``: as ``targeted``). ``layers`` keeps the encoder's first layers
+    (``None``: as ``targeted``), ``derogation`` whether the derogation training
+    templates joined its mixture. ``layers`` keeps the encoder's first layers
     only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
     times the hard-label loss plus ``alpha`` times the soft loss against the
     teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
@@ -77,6 +78,7 @@ class TrainConfig:
         "encoder": OneOf(ENCODERS),
         "targeted": Bool(),
         "broad_toxicity": Nullable(Bool()),
+        "derogation": Bool(),
         "layers": Nullable(Int(1)),
         "teacher": Nullable(Str(nonempty=True)),
         "alpha": Float(0, 1),
@@ -106,6 +108,7 @@ class TrainConfig:
     encoder: str = "minilm"
     targeted: bool = False
     broad_toxicity: bool | None = None
+    derogation: bool = False
     layers: int | None = None
     teacher: str | None = None
     alpha: float = 0.5

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import math
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -244,15 +245,21 @@ def with_soft_targets(
     chars: Sequence[np.ndarray],
     *,
     soft_on_gold: bool = True,
+    hard_only: frozenset[str] = frozenset(),
 ) -> list[Example]:
     """``examples`` with the teacher's outputs (``seq[i]``, ``chars[i]`` for
     ``texts[i]``) as soft targets; with ``soft_on_gold=False`` an example with gold
-    toxic characters (``tox_chars`` not None) gets no soft token target."""
+    toxic characters (``tox_chars`` not None) gets no soft token target. An example
+    whose source is in ``hard_only`` gets no soft target for a head it has a label
+    for: rows written to teach what the teacher gets wrong keep their labels."""
     at = {t: i for i, t in enumerate(texts)}
     return [
         dataclasses.replace(
             e,
-            soft_seq=[float(v) for v in seq[at[e.text]]],
+            soft_seq=[
+                math.nan if e.source in hard_only and not math.isnan(h) else float(v)
+                for v, h in zip(seq[at[e.text]], e.seq, strict=True)
+            ],
             soft_tox=None if e.tox_chars is not None and not soft_on_gold else chars[at[e.text]],
         )
         for e in examples
@@ -267,6 +274,7 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "broad_toxicity": Nullable(Bool()),
     "spans": Int(0),
     "holdout": Nullable(Str(nonempty=True)),
+    "derogation": Bool(),
 }
 
 
@@ -295,6 +303,7 @@ def distill_examples(
     broad_toxicity: bool | None = False,
     spans: int = 0,
     holdout: str | None = None,
+    derogation: bool = False,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -307,6 +316,8 @@ def distill_examples(
     ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
     K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
     scores on that fold choose the shipped model's operating points.
+    ``derogation`` adds the derogation training templates to stage ``stage``'s
+    mixture (:func:`~tactful.train.build_mixture`).
     """
     from ._run import stage_mixture
 
@@ -320,10 +331,13 @@ def distill_examples(
         broad_toxicity=broad_toxicity,
         spans=spans,
         holdout=holdout,
+        derogation=derogation,
     )
     fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
-    examples, run_seed = stage_mixture(data_dir, p["stage"], p["seed"], None, **mix)
+    examples, run_seed = stage_mixture(
+        data_dir, p["stage"], p["seed"], None, **mix, derogation=p["derogation"]
+    )
     if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
         have = {e.text for e in examples}
@@ -382,6 +396,7 @@ def distill(
     temperature: float = 2.0,
     token_alpha: float | None = None,
     soft_on_gold: bool = True,
+    derogation: bool = False,
     export: bool = True,
 ) -> Path:
     """Train a MiniLM student on :func:`distill_examples` with ``teacher_run``'s logits.
@@ -391,7 +406,10 @@ def distill(
     ``temperature`` (times its square); the toxic-token head likewise, the span
     types from hard labels only. ``layers`` keeps MiniLM's first layers only (a
     faster student). Stage 7's window and rates (256 tokens, heads 1e-3) with
-    MiniLM's encoder rate (5e-5). Writes a run folder like ``tactful train run``.
+    MiniLM's encoder rate (5e-5). ``derogation`` adds the derogation training
+    templates to the mixture, with their labels alone as the toxicity and
+    identity-attack targets (the teacher misses them). Writes a run
+    folder like ``tactful train run``.
     """
     p = validate_params(
         "distill",
@@ -421,14 +439,27 @@ def distill(
     out_dir: Path = p["out"]
     _setup_logging(out_dir)
     examples, run_seed = distill_examples(
-        p["data_dir"], stage=stage, seed=seed, extra=extra, spans=spans, holdout=holdout
+        p["data_dir"],
+        stage=stage,
+        seed=seed,
+        extra=extra,
+        spans=spans,
+        holdout=holdout,
+        derogation=derogation,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
         "distill: %d examples, %d distinct texts, teacher %s", len(examples), len(texts), teacher
     )
     seq, chars = teacher_logits(teacher, texts, out_dir / "teacher")
-    examples = with_soft_targets(examples, texts, seq, chars, soft_on_gold=p["soft_on_gold"])
+    examples = with_soft_targets(
+        examples,
+        texts,
+        seq,
+        chars,
+        soft_on_gold=p["soft_on_gold"],
+        hard_only=frozenset({"derogation"}),
+    )
     st: dict[str, Any] = STAGES.get(stage, {})
     cfg = TrainConfig(
         epochs=p["epochs"],
@@ -448,6 +479,7 @@ def distill(
         extra=extra,
         spans=spans,
         holdout=holdout,
+        derogation=derogation,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())

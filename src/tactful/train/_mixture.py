@@ -25,6 +25,9 @@ token type          ToxicSpans rater-level posts whose text is not in the
                     SemEval trial or test files
 ==================  ==========================================================
 
+With ``derogation=True`` the ``derogation`` source (the derogation training
+templates, toxicity and identity_attack 1 with their spans) joins too.
+
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
 * the ``targeted`` source joins the mixture: :func:`tactful.functional.training_records`
@@ -44,6 +47,7 @@ Jigsaw sentences test_10k).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Iterable
@@ -53,7 +57,7 @@ from typing import Any
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
-from ..functional import training_records
+from ..functional import derogation_template_records, training_records
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 
 __all__ = [
@@ -197,6 +201,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "span_gold": OneOf(SPAN_GOLDS),
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
+    "derogation": Bool(),
 }
 
 
@@ -212,6 +217,7 @@ def build_mixture(
     span_gold: str = "semeval",
     targeted: bool = False,
     broad_toxicity: bool | None = None,
+    derogation: bool = False,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -235,6 +241,13 @@ def build_mixture(
     of the hate and offence sets (Davidson, OLID, ToxiGen, rater-level ToxicSpans);
     ``targeted=True, broad_toxicity=False`` keeps the targeted rows but leaves
     ToxicChat (and the targeted rows) the only toxicity labels.
+
+    ``derogation=True`` adds the ``derogation`` source: every row of
+    :func:`~tactful.functional.derogation_template_records` (a group called
+    inferior or unworthy of rights in plain words; toxicity and identity attack 1,
+    the demeaning words as ``identity_attack`` spans), uncapped and drawn from no
+    random stream, so that every other source samples the rows it samples
+    without it (only the final shuffle differs).
     """
     p = validate_params(
         "build_mixture",
@@ -246,6 +259,7 @@ def build_mixture(
         span_gold=span_gold,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        derogation=derogation,
     )
     broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
@@ -398,6 +412,11 @@ def build_mixture(
         ]
     if "targeted" in wanted:
         out["targeted"] = [_targeted_example(r) for r in training_records(data_dir, seed=seed)]
+    if p["derogation"]:
+        out["derogation"] = [
+            dataclasses.replace(_targeted_example(r), source="derogation")
+            for r in derogation_template_records(seed=seed)
+        ]
 
     examples: list[Example] = []
     for name in sorted(out):

@@ -201,6 +201,7 @@ def stage_mixture(
     sources: Iterable[str] | None = None,
     targeted: bool = False,
     broad_toxicity: bool | None = None,
+    derogation: bool = False,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -210,7 +211,8 @@ def stage_mixture(
     :func:`~tactful.train.build_mixture`). ``targeted`` adds model 2.0's targeted
     rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
     ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
-    label the toxicity head (see :func:`~tactful.train.build_mixture`).
+    label the toxicity head (see :func:`~tactful.train.build_mixture`);
+    ``derogation`` adds the derogation templates as a source of their own.
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -223,6 +225,7 @@ def stage_mixture(
             sources=sources,
             targeted=targeted,
             broad_toxicity=broad_toxicity,
+            derogation=derogation,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -236,6 +239,7 @@ def stage_mixture(
         sources=sources,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        derogation=derogation,
     )
     return examples, run_seed
 
@@ -308,6 +312,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "sources": Nullable(StrList(options=SOURCES, nonempty=True)),
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
+    "derogation": Bool(),
     "holdout": Nullable(Str(nonempty=True)),
 }
 
@@ -326,6 +331,7 @@ def run_training(
     sources: Iterable[str] | None = None,
     targeted: bool = False,
     broad_toxicity: bool | None = None,
+    derogation: bool = False,
     holdout: str | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
@@ -362,6 +368,9 @@ def run_training(
     broad_toxicity : bool, optional
         Whether the hate and offence sets label the toxicity head (default:
         ``targeted``).
+    derogation : bool, default=False
+        Add the derogation training templates as a source of their own
+        (:func:`~tactful.functional.derogation_template_records`).
     holdout : str, optional
         ``"K/N"``: leave out ToxicChat train fold K of N
         (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
@@ -386,6 +395,7 @@ def run_training(
         sources=sources,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
+        derogation=derogation,
         holdout=holdout,
     )
     from ._distill import parse_holdout
@@ -424,6 +434,7 @@ def run_training(
         "sources": p["sources"],
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
+        "derogation": p["derogation"],
     }
     common = {
         "epochs": p["epochs"],
@@ -431,6 +442,7 @@ def run_training(
         "encoder": p["encoder"],
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
+        "derogation": p["derogation"],
         "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
