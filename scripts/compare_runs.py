@@ -15,7 +15,11 @@ training templates (:func:`tactful.functional.identity_negatives` with
 ``split="dev"``, never the audit sets nor the functional suite): the share the
 toxicity head flags at the dev threshold (all of them are harmless, so this is a
 false-positive rate), the worst group's rate over that rate (groups with at
-least 20 texts), and the share that gets any span at the span threshold.
+least 20 texts), and the share that gets any span at the span threshold. And the
+share of the held-out derogation templates' rows
+(:func:`tactful.functional.derogation_template_records` with ``split="dev"``: a
+group called lesser or unworthy of rights in plain words, all toxic) the toxicity
+head flags at the dev threshold.
 
 A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
 may stand in for a run; its span gold is SemEval's.
@@ -88,6 +92,15 @@ def dev_fairness(
     }
 
 
+def dev_derogation(mod: BuiltinModerator, threshold: float) -> dict:
+    """Recall of the toxicity head on the held-out derogation templates."""
+    from tactful.functional import derogation_template_records
+
+    texts = [r.text for r in derogation_template_records(split="dev")]
+    p = mod.predict_arrays(texts)[0][:, SEQ_HEADS.index("toxicity")]
+    return {"derog_n": len(texts), "derog_recall": float((p >= threshold).mean())}
+
+
 def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     if (run / "card.json").is_file() and (run / "model.onnx").is_file():
         mod = BuiltinModerator(model_dir=str(run))
@@ -125,6 +138,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         "trial_span_f1": trial_f1,
         "test_span_f1": span_f1([span_offsets(r.spans) for r in spans_test], pred),
         **dev_fairness(mod, data_dir, t, span_t),
+        **dev_derogation(mod, t),
     }
 
 
@@ -139,7 +153,7 @@ def main() -> None:
         print(
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
-            f"{'fair FPR':>8} {'worst':>6} {'spans':>6}"
+            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
@@ -149,7 +163,7 @@ def main() -> None:
                 f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
                 f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
-                f"{r['fair_span_rate']:6.3f}",
+                f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f}",
                 flush=True,
             )
     if a.json:

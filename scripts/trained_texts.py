@@ -72,6 +72,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             extra=int(config["extra"]),
             spans=int(config.get("spans", 0)),
             holdout=config.get("holdout"),
+            derogation=bool(config.get("derogation", False)),
         )
     else:
         examples, seed = stage_mixture(
@@ -82,6 +83,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             sources=config.get("sources"),
             targeted=bool(config.get("targeted", False)),
             broad_toxicity=config.get("broad_toxicity"),
+            derogation=bool(config.get("derogation", False)),
         )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

@@ -98,8 +98,22 @@ def test_identity_negatives_dev_uses_held_out_templates_only():
     rows = identity_negatives(BUILTIN_DESCRIPTORS, split="dev")
     assert rows and {r.split for r in rows} == {"dev"}
     assert {r.meta["template_id"] for r in rows} == {
-        t.id for t in TRAINING_TEMPLATES if t.split == "dev"
+        t.id
+        for t in TRAINING_TEMPLATES
+        if t.split == "dev" and t.functionality.startswith("identity")
     }
+
+
+def test_derogation_rows_come_from_their_own_templates_split_by_split():
+    from tactful.functional import derogation_template_records, harm_template_records
+
+    for split, prefix, n in (("train", "tr-der", 275), ("dev", "dv-der", 100)):
+        rows = derogation_template_records(split=split)
+        assert len(rows) == n and {r.split for r in rows} == {split}
+        assert {r.meta["template_id"][:6] for r in rows} == {prefix}
+        assert {r.label for r in rows} == {1} and all(r.spans for r in rows)
+    # not among the harm templates, so the shipped models' mixtures are unchanged
+    assert not any(r.meta["functionality"] == "derogation" for r in harm_template_records())
 
 
 def test_identity_negatives_leave_out_excluded_descriptors_and_nonce():
