@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .. import datasets
 from ..datasets import Record
@@ -28,6 +28,7 @@ from ..params import Constraints, Float, Int, Nullable, OneOf, validate_params
 from ._fillers import FAMILIES, PERSON_NOUNS, descriptor_entries
 from ._generate import Case, case_records, generate
 from ._swap import swap_identity_terms
+from ._templates import Template
 from ._training_templates import TRAINING_TEMPLATES
 
 __all__ = [
@@ -207,6 +208,21 @@ def identity_negatives(
 _THREAT_CONSTRAINTS: Constraints = {"seed": Int(), "max_per_template": Nullable(Int(1))}
 
 
+def _records_of(
+    keep: Callable[[Template], bool],
+    split: str,
+    source: str,
+    *,
+    seed: int,
+    max_per_template: int | None,
+) -> list[Record]:
+    """:func:`_template_records` of the ``split`` training templates that ``keep``
+    accepts, filled from :data:`FAMILIES`."""
+    templates = [t for t in TRAINING_TEMPLATES if t.split == split and keep(t)]
+    cases = generate(templates, FAMILIES, seed=seed, max_per_template=max_per_template)
+    return _template_records(cases, split, source)
+
+
 def threat_template_records(*, seed: int = 0, max_per_template: int | None = None) -> list[Record]:
     """Threats from the training threat templates (disjoint from the suite's).
 
@@ -220,9 +236,9 @@ def threat_template_records(*, seed: int = 0, max_per_template: int | None = Non
     p = validate_params(
         "threat_template_records", _THREAT_CONSTRAINTS, seed=seed, max_per_template=max_per_template
     )
-    templates = [t for t in TRAINING_TEMPLATES if t.functionality.startswith("threat")]
-    cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
-    return _template_records(cases, "train", "threat_templates")
+    return _records_of(
+        lambda t: t.functionality.startswith("threat"), "train", "threat_templates", **p
+    )
 
 
 def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -> list[Record]:
@@ -242,16 +258,16 @@ def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -
     p = validate_params(
         "harm_template_records", _THREAT_CONSTRAINTS, seed=seed, max_per_template=max_per_template
     )
-    templates = [
-        t
-        for t in TRAINING_TEMPLATES
-        if t.split == "train"
-        and t.functionality in TEMPLATE_LABELS
-        and not t.functionality.startswith("threat")
-        and t.functionality != "derogation"
-    ]
-    cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
-    return _template_records(cases, "train", "harm_templates")
+    return _records_of(
+        lambda t: (
+            t.functionality in TEMPLATE_LABELS
+            and not t.functionality.startswith("threat")
+            and t.functionality != "derogation"
+        ),
+        "train",
+        "harm_templates",
+        **p,
+    )
 
 
 _DEROGATION_CONSTRAINTS: Constraints = {**_THREAT_CONSTRAINTS, "split": _SPLIT}
@@ -290,11 +306,10 @@ def derogation_template_records(
         seed=seed,
         max_per_template=max_per_template,
     )
-    templates = [
-        t for t in TRAINING_TEMPLATES if t.split == p["split"] and t.functionality == "derogation"
-    ]
-    cases = generate(templates, FAMILIES, seed=p["seed"], max_per_template=p["max_per_template"])
-    return _template_records(cases, p["split"], "derogation_templates")
+    split = p.pop("split")
+    return _records_of(
+        lambda t: t.functionality == "derogation", split, "derogation_templates", **p
+    )
 
 
 _TOXIGEN_CONSTRAINTS: Constraints = {"max_human_score": Float(1, 4, closed="left")}

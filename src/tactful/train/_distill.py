@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import Example, drop_fold
+from ._mixture import DEROGATION_SOURCE, Example, drop_fold
 
 __all__ = [
     "TEACHER_PART",
@@ -458,7 +458,7 @@ def distill(
         seq,
         chars,
         soft_on_gold=p["soft_on_gold"],
-        hard_only=frozenset({"derogation"}),
+        hard_only=frozenset({DEROGATION_SOURCE}),
     )
     st: dict[str, Any] = STAGES.get(stage, {})
     cfg = TrainConfig(

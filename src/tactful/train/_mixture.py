@@ -98,6 +98,10 @@ def _seq(**labels: float | None) -> list[float]:
 #: Where the toxic-span targets come from (see :func:`build_mixture`).
 SPAN_GOLDS = ("semeval", "raters")
 
+#: The source name of the derogation template rows (``build_mixture(derogation=True)``):
+#: they are gold-labelled, so distillation gives them no teacher targets.
+DEROGATION_SOURCE = "derogation"
+
 #: Rows kept per source (None = all). Chosen so one epoch of the mixture runs in
 #: about an hour on a 2-core CPU; see the model card for the measured time.
 DEFAULT_CAPS: dict[str, int | None] = {
@@ -413,8 +417,8 @@ def build_mixture(
     if "targeted" in wanted:
         out["targeted"] = [_targeted_example(r) for r in training_records(data_dir, seed=seed)]
     if p["derogation"]:
-        out["derogation"] = [
-            dataclasses.replace(_targeted_example(r), source="derogation")
+        out[DEROGATION_SOURCE] = [
+            dataclasses.replace(_targeted_example(r), source=DEROGATION_SOURCE)
             for r in derogation_template_records(seed=seed)
         ]
 
