@@ -107,7 +107,27 @@ def test_stage_9_is_stage_8_with_stage_7s_targeted_rows(data_dir):
     assert c9 - Counter({"targeted": 3000}) == c8 - Counter({"targeted": 1000})
 
 
-@pytest.mark.parametrize("stage", [1, 2, 3, 6, 8, 9])
+def test_stage_10_is_stage_9_with_the_raters_targets_on_three_times_the_span_posts(data_dir):
+    from collections import Counter
+
+    from tactful.datasets import span_offsets
+
+    s9, _ = stage_mixture(data_dir, 9, targeted=True, broad_toxicity=False)
+    s10, seed = stage_mixture(data_dir, 10, targeted=True, broad_toxicity=False)
+    assert seed == 10
+    c9, c10 = Counter(e.source for e in s9), Counter(e.source for e in s10)
+    assert c10["toxicspans"] == c10["toxicspans_raters"] == 1500
+    assert c10 - Counter({"toxicspans": 1500, "toxicspans_raters": 1500}) == c9 - Counter(
+        {"toxicspans": 500, "toxicspans_raters": 300}
+    )
+    majority = {
+        r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)
+    }
+    spans10 = [e for e in s10 if e.source in ("toxicspans", "toxicspans_raters")]
+    assert all(e.tox_chars == majority[e.text] for e in spans10)
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3, 6, 8, 9, 10])
 def test_no_test_or_audit_text_leaks(stage, data_dir):
     seen = {e.text for e in _stage_mixture(data_dir, stage)}
     # (held-out split, the official training split of the same data set): texts the

@@ -84,7 +84,7 @@ def run_command(
         int | None,
         typer.Option(
             "--stage",
-            help="Which stage: 2-6, 8 or 9 with --init (default 2), 7 from the pretrained encoder "
+            help="Which stage: 2-6 or 8-10 with --init (default 2), 7 from the pretrained encoder "
             "(stage 4's mixture in one run; see tactful.train.STAGES).",
             show_default=False,
         ),
