@@ -445,6 +445,56 @@ def test_functional_table_renders_rates_in_percent():
     assert "slur" in out and "66.7" in out and "100.0" in out and "—" in out
 
 
+def test_functional_table_fits_an_80_column_terminal():
+    # Every header and every functionality name in full, nothing cut to "…", no line wider than 80.
+    from rich.console import Console
+
+    from tactful.functional import functional_table
+
+    rows = [
+        {
+            "functionality": f.name,
+            "n": 216,
+            "expected": "not toxic",
+            "pass_rate": 1.0,
+            "span_check": "empty",
+            "span_pass_rate": 1.0,
+            "jailbreak_pass_rate": 1.0,
+            "delicate_pass_rate": 1.0,
+        }
+        for f in FUNCTIONALITIES
+    ]
+    console = Console(width=80, record=True)
+    console.print(functional_table(rows))
+    lines = console.export_text().splitlines()
+    assert "…" not in "\n".join(lines)
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    header = next(line for line in lines if line.split()[:1] == ["functionality"])
+    assert header.split() == [
+        "functionality",
+        "n",
+        "expected",
+        "pass",
+        "span",
+        "jailbreak",
+        "delicate",
+    ]
+    assert all(any(line.split()[:1] == [f.name] for line in lines) for f in FUNCTIONALITIES)
+
+
+def test_tactful_eval_functional_prints_the_percent_table(data_dir, tmp_path):
+    from typer.testing import CliRunner
+
+    from tactful.cli import app
+
+    args = ["eval", "functional", "-m", "lexicon", "--data-dir", str(data_dir)]
+    result = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    assert "pass rate per functionality (%)" in result.stdout
+    grief = next(line.split() for line in result.stdout.splitlines() if "delicate_grief" in line)
+    assert grief[:5] == ["delicate_grief", "130", "not", "toxic", "100.0"]
+
+
 def test_eval_hook_adds_the_pass_rate_table(data_dir):
     from tactful.evaluate import evaluate
 

@@ -303,8 +303,13 @@ def _show_eval(result: dict[str, Any], as_json: bool) -> None:
             continue
         table.add_row(key, _fmt(value))
     _out.print(table)
-    for key, rows in breakdowns.items():  # e.g. the functional suite's pass rates
-        _out.print(_rows_table(key, rows))
+    for key, rows in breakdowns.items():
+        if key == "functionalities":  # the functional suite's pass rates, in percent
+            from .functional import functional_table
+
+            _out.print(functional_table(rows))
+        else:
+            _out.print(_rows_table(key, rows))
 
 
 def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 __all__ = ["functional_table"]
@@ -32,16 +33,22 @@ def functional_table(rows: Sequence[Mapping[str, Any]], title: str | None = None
     """A rich table of :func:`~tactful.functional.functional_rows`.
 
     Rates in percent; ``span`` is the no-span rate of harmless identity texts or
-    the target-hit rate of toxic ones; ``—`` where a check does not apply.
+    the target-hit rate of toxic ones; ``—`` where a check does not apply. Drawn
+    without vertical rules so that every column fits an 80-column terminal.
     """
     table = Table(
         title=title or "pass rate per functionality (%)",
         title_justify="left",
         caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
     )
     for header, key in _COLUMNS:
         left = key in ("functionality", "expected")
-        table.add_column(header, justify="left" if left else "right", no_wrap=left)
+        table.add_column(
+            header, justify="left" if left else "right", no_wrap=left, min_width=len(header)
+        )
     for row in rows:
         table.add_row(*(_cell(key, row[key]) for _, key in _COLUMNS))
     return table
