@@ -19,7 +19,10 @@ least 20 texts), and the share that gets any span at the span threshold. And the
 share of the held-out derogation templates' rows
 (:func:`tactful.functional.derogation_template_records` with ``split="dev"``: a
 group called lesser or unworthy of rights in plain words, all toxic) the toxicity
-head flags at the dev threshold.
+head flags at the dev threshold, and the share of the held-out delicate templates'
+rows (:func:`tactful.functional.delicate_template_records` with ``split="dev"``:
+grief and serious illness, all delicate) the delicate head reaches its card point
+at.
 
 A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
 may stand in for a run; its span gold is SemEval's.
@@ -101,6 +104,17 @@ def dev_derogation(mod: BuiltinModerator, threshold: float) -> dict:
     return {"derog_n": len(texts), "derog_recall": float((p >= threshold).mean())}
 
 
+def dev_delicate(mod: BuiltinModerator) -> dict:
+    """Recall of the delicate head, at the card's delicate point, on the held-out
+    delicate templates."""
+    from tactful.functional import delicate_template_records
+
+    texts = [r.text for r in delicate_template_records(split="dev")]
+    p = mod.predict_arrays(texts)[0][:, SEQ_HEADS.index("delicate")]
+    point = float(mod.card["thresholds"].get("delicate", 0.5))
+    return {"delicate_n": len(texts), "delicate_recall": float((p >= point).mean())}
+
+
 def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
     if (run / "card.json").is_file() and (run / "model.onnx").is_file():
         mod = BuiltinModerator(model_dir=str(run))
@@ -139,6 +153,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         "test_span_f1": span_f1([span_offsets(r.spans) for r in spans_test], pred),
         **dev_fairness(mod, data_dir, t, span_t),
         **dev_derogation(mod, t),
+        **dev_delicate(mod),
     }
 
 
@@ -153,7 +168,7 @@ def main() -> None:
         print(
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
-            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6}"
+            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
@@ -163,7 +178,7 @@ def main() -> None:
                 f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
                 f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
-                f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f}",
+                f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f}",
                 flush=True,
             )
     if a.json:

@@ -73,6 +73,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             spans=int(config.get("spans", 0)),
             holdout=config.get("holdout"),
             derogation=bool(config.get("derogation", False)),
+            delicate=bool(config.get("delicate", False)),
         )
     else:
         examples, seed = stage_mixture(
@@ -84,6 +85,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             targeted=bool(config.get("targeted", False)),
             broad_toxicity=config.get("broad_toxicity"),
             derogation=bool(config.get("derogation", False)),
+            delicate=bool(config.get("delicate", False)),
         )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -114,6 +116,27 @@ def test_derogation_rows_come_from_their_own_templates_split_by_split():
         assert {r.label for r in rows} == {1} and all(r.spans for r in rows)
     # not among the harm templates, so the shipped models' mixtures are unchanged
     assert not any(r.meta["functionality"] == "derogation" for r in harm_template_records())
+
+
+def test_delicate_rows_come_from_their_own_templates_split_by_split():
+    from tactful.functional import delicate_template_records, harm_template_records
+
+    for split, prefixes, n in (
+        ("train", {"tr-dgr", "tr-dil"}, 357),
+        ("dev", {"dv-dgr", "dv-dil"}, 98),
+    ):
+        rows = delicate_template_records(split=split)
+        assert len(rows) == n and {r.split for r in rows} == {split}
+        assert {r.meta["template_id"][:6] for r in rows} == prefixes
+        assert {r.meta["source"] for r in rows} == {"delicate_templates"}
+        # delicate, not toxic, and no character of them is toxic
+        assert {r.label for r in rows} == {0} and all(r.spans == () for r in rows)
+        assert {tuple(sorted(r.labels.items())) for r in rows} == {
+            (("delicate", 1), ("identity_attack", 0), ("insult", 0), ("threat", 0), ("toxicity", 0))
+        }
+    assert max(Counter(r.meta["template_id"] for r in delicate_template_records()).values()) == 30
+    # not among the harm templates, so the shipped models' mixtures are unchanged
+    assert not any(r.meta["functionality"].startswith("delicate") for r in harm_template_records())
 
 
 def test_identity_negatives_leave_out_excluded_descriptors_and_nonce():

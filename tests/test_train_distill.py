@@ -200,3 +200,14 @@ def test_hard_only_sources_keep_their_labels_where_they_have_them():
     assert math.isnan(out[1].soft_seq[tox]) and out[1].soft_tox is chars[1]
     # a row of another source with the same text keeps every teacher target
     assert out[2].soft_seq == [float(v) for v in logits[0]]
+
+
+def test_the_delicate_templates_join_the_student_and_keep_their_gold_labels(data_dir):
+    from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples
+    from tactful.train._mixture import DELICATE_SOURCE, DEROGATION_SOURCE
+
+    base, seed = distill_examples(data_dir, extra=0, derogation=True)
+    both, seed2 = distill_examples(data_dir, extra=0, derogation=True, delicate=True)
+    added = [e for e in both if e.source == DELICATE_SOURCE]
+    assert seed2 == seed and len(added) == 357 and len(both) == len(base) + 357
+    assert HARD_ONLY_SOURCES == {DEROGATION_SOURCE, DELICATE_SOURCE}

@@ -495,3 +495,29 @@ def test_derogation_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     # the demeaning words are the toxic characters, typed identity_attack; "men" is not
     assert e.tox_chars == frozenset(range(17, 37)) and set(e.type_chars) == e.tox_chars
     assert set(e.type_chars.values()) == {2}  # SPAN_TYPES.index("identity_attack")
+
+
+def test_delicate_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
+    from collections import Counter
+
+    from tactful.functional import delicate_template_records
+    from tactful.train._mixture import DELICATE_SOURCE
+
+    k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "delicate", "offensive", "jailbreak")}
+    plain, seed = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False, derogation=True)
+    with_del, seed2 = stage_mixture(
+        data_dir, 7, targeted=True, broad_toxicity=False, derogation=True, delicate=True
+    )
+    rows = delicate_template_records(seed=seed)
+    added = [e for e in with_del if e.source == DELICATE_SOURCE]
+    assert DELICATE_SOURCE == "delicate_templates"
+    assert seed2 == seed and len(added) == len(rows) == 357
+    assert {e.text for e in added} == {r.text for r in rows}
+    assert Counter(e.text for e in with_del if e.source != DELICATE_SOURCE) == Counter(
+        e.text for e in plain
+    )
+    e = next(e for e in added if e.text == "Since my mother passed, I can barely get out of bed.")
+    assert (e.seq[k["delicate"]], e.seq[k["toxicity"]], e.seq[k["offensive"]]) == (1.0, 0.0, 0.0)
+    assert math.isnan(e.seq[k["jailbreak"]])
+    # a known-harmless row: no toxic character, for the token head too
+    assert e.tox_chars == frozenset() and e.type_chars == {}

@@ -38,6 +38,7 @@ __all__ = [
     "THREAT_PATTERN",
     "TRAINING_SOURCES",
     "counterfactual_records",
+    "delicate_template_records",
     "derogation_template_records",
     "harm_template_records",
     "holistic_person_nouns",
@@ -129,7 +130,15 @@ TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "negated_hate": (_NEGATIVE_LABELS, False),
     "counter_speech": (_NEGATIVE_LABELS, False),
     "profanity_non_hateful": ({**_NEGATIVE_LABELS, "profanity": 1}, False),
+    "delicate_grief": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
+    "delicate_illness": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
 }
+
+#: Functionalities whose training templates are a mixture source of their own, asked
+#: for by name (``tactful train run|distill --derogation`` / ``--delicate``): neither
+#: :func:`harm_template_records` nor :func:`training_records` holds them, so the
+#: mixtures of the models shipped before them stay as they were.
+_OWN_SOURCE = frozenset({"derogation", "delicate_grief", "delicate_illness"})
 
 
 def _template_records(cases: Sequence[Case], split: str, source: str) -> list[Record]:
@@ -262,7 +271,7 @@ def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -
         lambda t: (
             t.functionality in TEMPLATE_LABELS
             and not t.functionality.startswith("threat")
-            and t.functionality != "derogation"
+            and t.functionality not in _OWN_SOURCE
         ),
         "train",
         "harm_templates",
@@ -270,7 +279,17 @@ def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -
     )
 
 
-_DEROGATION_CONSTRAINTS: Constraints = {**_THREAT_CONSTRAINTS, "split": _SPLIT}
+_OWN_SOURCE_CONSTRAINTS: Constraints = {**_THREAT_CONSTRAINTS, "split": _SPLIT}
+
+
+def _own_source_records(
+    owner: str, keep: Callable[[Template], bool], source: str, **params: object
+) -> list[Record]:
+    """:func:`_records_of` for a source asked for by name (:data:`_OWN_SOURCE`), with
+    ``owner``'s ``split``, ``seed`` and ``max_per_template`` checked."""
+    p = validate_params(owner, _OWN_SOURCE_CONSTRAINTS, **params)
+    split = p.pop("split")
+    return _records_of(keep, split, source, **p)
 
 
 def derogation_template_records(
@@ -299,16 +318,52 @@ def derogation_template_records(
         demeaning words (label ``"identity_attack"``; the group's name is not
         among them); ``meta["source"]`` ``"derogation_templates"``.
     """
-    p = validate_params(
+    return _own_source_records(
         "derogation_template_records",
-        _DEROGATION_CONSTRAINTS,
+        lambda t: t.functionality == "derogation",
+        "derogation_templates",
         split=split,
         seed=seed,
         max_per_template=max_per_template,
     )
-    split = p.pop("split")
-    return _records_of(
-        lambda t: t.functionality == "derogation", split, "derogation_templates", **p
+
+
+def delicate_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
+) -> list[Record]:
+    """Rows of the ``delicate_grief`` and ``delicate_illness`` training templates:
+    first-person grief after a death and serious illness, delicate but not toxic
+    (disjoint from the suite's templates).
+
+    DeTexD, the delicate head's only labelled data set, holds news and forum
+    texts; it labels such disclosures delicate ("My good friend died at school,
+    & their death devastated me") but has few short ones, and a model trained on
+    it alone scores a plain "My mother died last week" low. Like
+    :func:`derogation_template_records` they join a training mixture only when
+    asked (:func:`tactful.train.build_mixture` with ``delicate=True``, ``tactful
+    train run|distill --delicate``).
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs.
+    seed : int, default=0
+    max_per_template : int or None, default=30
+
+    Returns
+    -------
+    list of Record
+        ``label`` 0, ``labels`` ``delicate`` 1 and toxicity, insult, threat and
+        identity_attack 0, ``spans`` ``()`` (no toxic character);
+        ``meta["source"]`` ``"delicate_templates"``.
+    """
+    return _own_source_records(
+        "delicate_template_records",
+        lambda t: t.functionality.startswith("delicate"),
+        "delicate_templates",
+        split=split,
+        seed=seed,
+        max_per_template=max_per_template,
     )
 
 

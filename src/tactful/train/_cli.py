@@ -57,6 +57,14 @@ DerogationOpt = Annotated[
         "unworthy of rights, in plain words) as a source of their own.",
     ),
 ]
+DelicateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--delicate",
+        help="Add the delicate training templates (grief and serious illness: delicate, "
+        "not toxic) as a source of their own.",
+    ),
+]
 
 
 def _print_json(obj: Any) -> None:
@@ -125,6 +133,7 @@ def run_command(
         ),
     ] = None,
     derogation: DerogationOpt = False,
+    delicate: DelicateOpt = False,
     holdout: Annotated[
         str | None,
         typer.Option(
@@ -154,6 +163,7 @@ def run_command(
         targeted=targeted,
         broad_toxicity=broad_toxicity,
         derogation=derogation,
+        delicate=delicate,
         holdout=holdout,
     )
     typer.echo(str(run))
@@ -264,6 +274,7 @@ def distill_command(
         ),
     ] = True,
     derogation: DerogationOpt = False,
+    delicate: DelicateOpt = False,
     export: ExportOpt = True,
 ) -> None:
     """Distil a teacher run into a MiniLM student (soft targets for every head)."""
@@ -284,6 +295,7 @@ def distill_command(
         token_alpha=token_alpha,
         soft_on_gold=soft_on_gold,
         derogation=derogation,
+        delicate=delicate,
         export=export,
     )
     typer.echo(str(run))

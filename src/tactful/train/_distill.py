@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import DEROGATION_SOURCE, Example, drop_fold
+from ._mixture import DELICATE_SOURCE, DEROGATION_SOURCE, Example, drop_fold
 
 __all__ = [
     "TEACHER_PART",
@@ -275,7 +275,13 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "spans": Int(0),
     "holdout": Nullable(Str(nonempty=True)),
     "derogation": Bool(),
+    "delicate": Bool(),
 }
+
+
+#: Sources whose rows the teacher gets wrong by design (it never learned them): their
+#: labelled heads learn from their gold labels alone (:func:`with_soft_targets`).
+HARD_ONLY_SOURCES = frozenset({DEROGATION_SOURCE, DELICATE_SOURCE})
 
 
 def parse_holdout(holdout: str | None) -> tuple[int, int] | None:
@@ -304,6 +310,7 @@ def distill_examples(
     spans: int = 0,
     holdout: str | None = None,
     derogation: bool = False,
+    delicate: bool = False,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -316,8 +323,8 @@ def distill_examples(
     ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
     K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
     scores on that fold choose the shipped model's operating points.
-    ``derogation`` adds the derogation training templates to stage ``stage``'s
-    mixture (:func:`~tactful.train.build_mixture`).
+    ``derogation`` and ``delicate`` add the derogation and the delicate training
+    templates to stage ``stage``'s mixture (:func:`~tactful.train.build_mixture`).
     """
     from ._run import stage_mixture
 
@@ -332,11 +339,18 @@ def distill_examples(
         spans=spans,
         holdout=holdout,
         derogation=derogation,
+        delicate=delicate,
     )
     fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
     examples, run_seed = stage_mixture(
-        data_dir, p["stage"], p["seed"], None, **mix, derogation=p["derogation"]
+        data_dir,
+        p["stage"],
+        p["seed"],
+        None,
+        **mix,
+        derogation=p["derogation"],
+        delicate=p["delicate"],
     )
     if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
@@ -397,6 +411,7 @@ def distill(
     token_alpha: float | None = None,
     soft_on_gold: bool = True,
     derogation: bool = False,
+    delicate: bool = False,
     export: bool = True,
 ) -> Path:
     """Train a MiniLM student on :func:`distill_examples` with ``teacher_run``'s logits.
@@ -408,7 +423,9 @@ def distill(
     faster student). Stage 7's window and rates (256 tokens, heads 1e-3) with
     MiniLM's encoder rate (5e-5). ``derogation`` adds the derogation training
     templates to the mixture, with their labels alone as the toxicity and
-    identity-attack targets (the teacher misses them). Writes a run
+    identity-attack targets (the teacher misses them); ``delicate`` the delicate
+    (grief, illness) templates, with their labels alone as every head's target
+    (the teacher scores them barely delicate). Writes a run
     folder like ``tactful train run``.
     """
     p = validate_params(
@@ -446,6 +463,7 @@ def distill(
         spans=spans,
         holdout=holdout,
         derogation=derogation,
+        delicate=delicate,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
@@ -458,7 +476,7 @@ def distill(
         seq,
         chars,
         soft_on_gold=p["soft_on_gold"],
-        hard_only=frozenset({DEROGATION_SOURCE}),
+        hard_only=HARD_ONLY_SOURCES,
     )
     st: dict[str, Any] = STAGES.get(stage, {})
     cfg = TrainConfig(
@@ -480,6 +498,7 @@ def distill(
         spans=spans,
         holdout=holdout,
         derogation=derogation,
+        delicate=delicate,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())

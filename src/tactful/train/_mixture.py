@@ -26,7 +26,9 @@ token type          ToxicSpans rater-level posts whose text is not in the
 ==================  ==========================================================
 
 With ``derogation=True`` the ``derogation`` source (the derogation training
-templates, toxicity and identity_attack 1 with their spans) joins too.
+templates, toxicity and identity_attack 1 with their spans) joins too; with
+``delicate=True`` the ``delicate_templates`` source (grief and serious illness,
+delicate 1 and not toxic).
 
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
@@ -57,7 +59,7 @@ from typing import Any
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
-from ..functional import derogation_template_records, training_records
+from ..functional import delicate_template_records, derogation_template_records, training_records
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 
 __all__ = [
@@ -101,6 +103,10 @@ SPAN_GOLDS = ("semeval", "raters")
 #: The source name of the derogation template rows (``build_mixture(derogation=True)``):
 #: they are gold-labelled, so distillation gives them no teacher targets.
 DEROGATION_SOURCE = "derogation"
+
+#: The source name of the delicate template rows (``build_mixture(delicate=True)``),
+#: gold-labelled like the derogation rows.
+DELICATE_SOURCE = "delicate_templates"
 
 #: Rows kept per source (None = all). Chosen so one epoch of the mixture runs in
 #: about an hour on a 2-core CPU; see the model card for the measured time.
@@ -206,6 +212,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
     "derogation": Bool(),
+    "delicate": Bool(),
 }
 
 
@@ -222,6 +229,7 @@ def build_mixture(
     targeted: bool = False,
     broad_toxicity: bool | None = None,
     derogation: bool = False,
+    delicate: bool = False,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -251,7 +259,10 @@ def build_mixture(
     inferior or unworthy of rights in plain words; toxicity and identity attack 1,
     the demeaning words as ``identity_attack`` spans), uncapped and drawn from no
     random stream, so that every other source samples the rows it samples
-    without it (only the final shuffle differs).
+    without it (only the final shuffle differs). ``delicate=True`` adds the
+    ``delicate_templates`` source the same way: every row of
+    :func:`~tactful.functional.delicate_template_records` (grief and serious
+    illness; delicate 1, toxicity 0, no toxic character).
     """
     p = validate_params(
         "build_mixture",
@@ -264,6 +275,7 @@ def build_mixture(
         targeted=targeted,
         broad_toxicity=broad_toxicity,
         derogation=derogation,
+        delicate=delicate,
     )
     broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
@@ -420,6 +432,11 @@ def build_mixture(
         out[DEROGATION_SOURCE] = [
             dataclasses.replace(_targeted_example(r), source=DEROGATION_SOURCE)
             for r in derogation_template_records(seed=seed)
+        ]
+    if p["delicate"]:
+        out[DELICATE_SOURCE] = [
+            dataclasses.replace(_targeted_example(r), source=DELICATE_SOURCE)
+            for r in delicate_template_records(seed=seed)
         ]
 
     examples: list[Example] = []

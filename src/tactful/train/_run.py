@@ -214,6 +214,7 @@ def stage_mixture(
     targeted: bool = False,
     broad_toxicity: bool | None = None,
     derogation: bool = False,
+    delicate: bool = False,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -224,7 +225,8 @@ def stage_mixture(
     rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
     ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
     label the toxicity head (see :func:`~tactful.train.build_mixture`);
-    ``derogation`` adds the derogation templates as a source of their own.
+    ``derogation`` and ``delicate`` add the derogation and the delicate templates
+    as sources of their own.
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -238,6 +240,7 @@ def stage_mixture(
             targeted=targeted,
             broad_toxicity=broad_toxicity,
             derogation=derogation,
+            delicate=delicate,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -252,6 +255,7 @@ def stage_mixture(
         targeted=targeted,
         broad_toxicity=broad_toxicity,
         derogation=derogation,
+        delicate=delicate,
     )
     return examples, run_seed
 
@@ -325,6 +329,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
     "derogation": Bool(),
+    "delicate": Bool(),
     "holdout": Nullable(Str(nonempty=True)),
 }
 
@@ -344,6 +349,7 @@ def run_training(
     targeted: bool = False,
     broad_toxicity: bool | None = None,
     derogation: bool = False,
+    delicate: bool = False,
     holdout: str | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
@@ -383,6 +389,9 @@ def run_training(
     derogation : bool, default=False
         Add the derogation training templates as a source of their own
         (:func:`~tactful.functional.derogation_template_records`).
+    delicate : bool, default=False
+        Add the delicate training templates (grief and serious illness) as a
+        source of their own (:func:`~tactful.functional.delicate_template_records`).
     holdout : str, optional
         ``"K/N"``: leave out ToxicChat train fold K of N
         (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
@@ -408,6 +417,7 @@ def run_training(
         targeted=targeted,
         broad_toxicity=broad_toxicity,
         derogation=derogation,
+        delicate=delicate,
         holdout=holdout,
     )
     from ._distill import parse_holdout
@@ -447,6 +457,7 @@ def run_training(
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
         "derogation": p["derogation"],
+        "delicate": p["delicate"],
     }
     common = {
         "epochs": p["epochs"],
@@ -455,6 +466,7 @@ def run_training(
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
         "derogation": p["derogation"],
+        "delicate": p["delicate"],
         "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
