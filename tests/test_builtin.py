@@ -245,6 +245,28 @@ def test_per_text_calls_make_answers_independent_of_batch_mates(builtin):
     assert together[3].spans and together[3].spans[-1].end == len(long) - 1
 
 
+@pytest.mark.parametrize("name", ["builtin", "builtin-large", "builtin-cascade"])
+def test_a_blank_text_gets_zeros_without_asking_the_model(name):
+    # Empty and white-space-only texts have nothing to moderate; the model's answer to
+    # no words (toxicity 0.24, insult 0.30 from builtin 2.0.0) is an artefact.
+    mod = tactful.load(name)
+    got = mod.analyze(["", " \n\t", "I will kill you", "\u3000"])
+    for a in (got[0], got[1], got[3]):
+        assert not a.flagged and a.spans == () and a.raw["blank"] is True
+        assert set(a.scores.values()) == {0.0} and a.jailbreak == 0.0 and a.delicate == 0.0
+        assert not any(a.flags.values())
+        assert set(a.scores) == {
+            "toxicity",
+            "offensive",
+            "insult",
+            "threat",
+            "identity_attack",
+            "profanity",
+        }
+    assert got[2].flagged and got[2] == mod.analyze(["I will kill you"])[0]
+    assert got[0] is not got[1]  # one answer per text, nothing shared
+
+
 def test_version_names_the_weights(tmp_path):
     card = load_card()
     shipped = BuiltinModerator()

@@ -84,8 +84,9 @@ def load_card(model_dir: str | Path | None = None, name: str = "builtin") -> dic
 #: Revision of what turns the model's outputs into an Analysis (normalization,
 #: windows, span rules): part of :attr:`BuiltinModerator.version`, so that stored
 #: answers of an older revision are not reused. 2: spans end by the one span-edge
-#: rule (tactful.align.trim_span: a final "!" or "?" is not part of a word).
-RUNTIME_REVISION = 2
+#: rule (tactful.align.trim_span: a final "!" or "?" is not part of a word). 3: an
+#: empty or white-space-only text gets every score 0 without asking the model.
+RUNTIME_REVISION = 3
 
 #: A text gets spans only if the toxicity or offensive head gives it at least SPAN_GATE.
 #: Chosen on dev data: SemEval trial span F1 0.6734 and 61 of 242 benign ToxicChat dev
@@ -137,6 +138,19 @@ class _Thresholds(Constraint):
                 raise ValueError
             out[head] = heads.convert(t)
         return out or None
+
+
+def _blank() -> Analysis:
+    """The answer to an empty or white-space-only text (:meth:`BuiltinModerator.analyze`)."""
+    return Analysis(
+        flagged=False,
+        scores={h: 0.0 for h in SEQ_HEADS if h not in ("jailbreak", "delicate")},
+        spans=(),
+        jailbreak=0.0,
+        delicate=0.0,
+        flags={h: False for h in SEQ_HEADS},
+        raw={"probs": {h: 0.0 for h in SEQ_HEADS}, "blank": True},
+    )
 
 
 @register("builtin")
@@ -429,7 +443,18 @@ class BuiltinModerator(Configured):
         )
 
     def analyze(self, texts: Sequence[str]) -> list[Analysis]:
+        """One :class:`~tactful.Analysis` per text.
+
+        A text that is empty or white space only has nothing to moderate: it gets
+        every score 0, no flag and no span (``raw["blank"]`` True) without asking
+        the model, whose answer to no words is an artefact of its bias terms.
+        """
         texts = check_texts(texts)
+        asked = [i for i, t in enumerate(texts) if t.strip()]
+        answers = dict(zip(asked, self._analyze([texts[i] for i in asked]), strict=True))
+        return [answers[i] if i in answers else _blank() for i in range(len(texts))]
+
+    def _analyze(self, texts: list[str]) -> list[Analysis]:
         if not texts:
             return []
         seq, tox, typ, norms, offsets = self.predict_arrays(texts)
@@ -449,7 +474,7 @@ class BuiltinModerator(Configured):
                 or probs["insult"] >= th.get("insult_or", 1.01)
             )
             flagged = flags["toxicity"]
-            spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i]) if text else ()
+            spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i])
             scores = {h: probs[h] for h in SEQ_HEADS if h not in ("jailbreak", "delicate")}
             out.append(
                 Analysis(
