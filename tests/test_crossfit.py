@@ -129,6 +129,11 @@ def test_crossfit_runs_are_checked(tmp_path):
     refused([final], f"{final} left no ToxicChat fold out: train it with --holdout K/N.")
     other = _fake_run(tmp_path, "other", "2/2", spans=0, layers=6)
     refused([one, other], f"{other} was not trained like {final}: layers, spans differ.")
+    # a setting the final run's train.json predates counts as its default
+    newer = _fake_run(tmp_path, "newer", "2/2", delicate=False)
+    assert tt.crossfit_runs(final, [one, newer]) == [(one, 1, 2), (newer, 2, 2)]
+    odd = _fake_run(tmp_path, "odd", "2/2", delicate=True)
+    refused([one, odd], f"{odd} was not trained like {final}: delicate differ.")
     (two / "export" / "model.onnx").unlink()
     refused([one, two], f"{two} holds no export/model.onnx: tactful train export it.")
     refused(

@@ -9,7 +9,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..errors import ConfigError
 from ..params import Check, Constraints, Nullable, OneOf, PathLike, Str, validate_params
+from ._config import TrainConfig
 from ._encoders import ENCODER_INFO
 
 if TYPE_CHECKING:
@@ -218,6 +219,12 @@ def or_in_threshold(y: np.ndarray, p: np.ndarray, precision: float = 0.99) -> fl
     )
 
 
+#: TrainConfig's defaults: the settings of a run whose train.json predates them.
+_CONFIG_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in fields(TrainConfig) if f.default is not MISSING
+}
+
+
 def crossfit_runs(
     run_dir: str | Path, fold_runs: Sequence[str | Path]
 ) -> list[tuple[Path, int, int]]:
@@ -253,7 +260,13 @@ def crossfit_runs(
             return ["holdout"]
         want.pop("holdout", None)
         mine, theirs = want.pop("init", None), got.pop("init", None)
-        diff = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+        # A setting one train.json lacks was added to TrainConfig after that run:
+        # the run trained with its default (e.g. delicate=False before --delicate).
+        diff = sorted(
+            k
+            for k in set(want) | set(got)
+            if want.get(k, _CONFIG_DEFAULTS.get(k)) != got.get(k, _CONFIG_DEFAULTS.get(k))
+        )
         if (mine is None) != (theirs is None):
             diff.append("init")
         elif mine is not None and mine != theirs:
