@@ -140,11 +140,15 @@ class _Thresholds(Constraint):
         return out or None
 
 
+#: The heads reported in ``Analysis.scores``; jailbreak and delicate have fields of their own.
+_SCORE_HEADS = tuple(h for h in SEQ_HEADS if h not in ("jailbreak", "delicate"))
+
+
 def _blank() -> Analysis:
     """The answer to an empty or white-space-only text (:meth:`BuiltinModerator.analyze`)."""
     return Analysis(
         flagged=False,
-        scores={h: 0.0 for h in SEQ_HEADS if h not in ("jailbreak", "delicate")},
+        scores=dict.fromkeys(_SCORE_HEADS, 0.0),
         spans=(),
         jailbreak=0.0,
         delicate=0.0,
@@ -475,7 +479,7 @@ class BuiltinModerator(Configured):
             )
             flagged = flags["toxicity"]
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i])
-            scores = {h: probs[h] for h in SEQ_HEADS if h not in ("jailbreak", "delicate")}
+            scores = {h: probs[h] for h in _SCORE_HEADS}
             out.append(
                 Analysis(
                     flagged=flagged,
