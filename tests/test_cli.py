@@ -176,6 +176,72 @@ def test_check_failed_items_exit_4_and_are_kept(tmp_path):
         assert (db.count(), db.count(status="failed")) == (1, 1)
 
 
+def test_check_file_adds_the_rows_of_a_csv_or_jsonl_file_after_the_arguments(tmp_path):
+    csv_file = tmp_path / "comments.csv"
+    csv_file.write_text('id,text\nc1,"hello, idiot"\nc2,fine\n', encoding="utf-8")
+    result = runner.invoke(
+        app, ["check", "you idiot", "--file", str(csv_file), "-m", "_idiot", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert [(r.get("id"), r["text"], r["flagged"]) for r in got] == [
+        (None, "you idiot", True),
+        ("c1", "hello, idiot", True),
+        ("c2", "fine", False),
+    ]
+    assert "id" not in got[0]
+    assert got[1]["spans"] == [{"start": 7, "end": 12, "label": "insult", "score": 0.9}]
+    jsonl = tmp_path / "comments.jsonl"
+    jsonl.write_text('{"text": "idiot!"}\n\n{"text": "ok"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["check", "-f", str(jsonl), "-m", "_idiot", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [(r["id"], r["flagged"]) for r in json.loads(result.stdout)] == [
+        ("0", True),
+        ("1", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.csv", b"text\nhello\xff\n", "{path}:2: not UTF-8 text (byte 0xff at offset 10)."),
+        (
+            "notes.txt",
+            b"hello\n",
+            "{path}: unknown file type '.txt'; use one of .csv, .jsonl, .ndjson.",
+        ),
+        (
+            "empty.csv",
+            b"text\n",
+            "Nothing to analyze: give texts as arguments or --file FILE ({path} has no rows).",
+        ),
+        (
+            "rows.jsonl",
+            b'{"body": "hi"}\n',
+            "{path}: row 0 has no text in column 'text' (columns: 'body').",
+        ),
+        ("broken.jsonl", b'{"text": "hi"\n', "{path}:1: not JSON (Expecting ',' delimiter)."),
+    ],
+)
+def test_check_file_errors_are_one_line_and_ask_nothing(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    result = runner.invoke(app, ["check", "-f", str(path), "-m", "_counting"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.endswith(" " + message.format(path=path) + "\n")
+    assert result.stderr.count("\n") == 1
+    assert CountingModerator.ASKED == []
+
+
+def test_check_without_texts_or_file_is_one_line():
+    result = runner.invoke(app, ["check", "-m", "_idiot"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: [T010] Nothing to analyze: give texts as arguments or --file FILE.\n"
+    )
+
+
 def test_check_migrates_a_v1_store_with_one_line(tmp_path):
     import sqlite3
 

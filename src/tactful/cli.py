@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import click
@@ -26,7 +27,7 @@ from typer.core import TyperGroup
 from . import __version__
 from .assist import detox_eval_command, probe_app, triage_command
 from .audit import audit_command
-from .errors import MissingDataError, TactfulError
+from .errors import ConfigError, MissingDataError, TactfulError
 from .options import (
     BatchSizeOpt,
     DataDirOpt,
@@ -114,8 +115,20 @@ def _root(
 @app.command()
 def check(
     texts: Annotated[
-        list[str], typer.Argument(metavar="TEXT...", help="Texts to analyze.", show_default=False)
-    ],
+        list[str] | None,
+        typer.Argument(metavar="TEXT...", help="Texts to analyze.", show_default=False),
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            "-f",
+            metavar="FILE",
+            help="Also analyze the texts of a CSV (header row) or JSONL file, UTF-8, "
+            "from its 'text' column or field; an 'id' column is kept in --json output.",
+            show_default=False,
+        ),
+    ] = None,
     moderator: ModeratorOpt = "builtin",
     as_json: JsonOpt = False,
     option: OptionOpt = None,
@@ -127,12 +140,31 @@ def check(
     from .options import parse_options
     from .store import analyze_all
 
+    # What each text is called in --json output: nothing for an argument, its id for a row.
+    ids: list[str | None] = [None] * len(texts or [])
+    texts = list(texts or [])
+    if file is not None:
+        from .assist import read_rows
+
+        rows = read_rows(file)
+        texts += rows.texts
+        ids += rows.ids
+    if not texts:
+        raise ConfigError(
+            "Nothing to analyze: give texts as arguments or --file FILE"
+            + (f" ({file} has no rows)." if file is not None else ".")
+        )
     mod = tactful.load(moderator, **parse_options(option or [], [moderator])[moderator])
     with opened_store(store) as db:
         # analyze_all checks that the moderator answers once per text.
         analyses = analyze_all(mod, texts, store=db)
     if as_json:
-        _print_json([{"text": t, **a.to_dict()} for t, a in zip(texts, analyses, strict=True)])
+        _print_json(
+            [
+                {**({"id": i} if i is not None else {}), "text": t, **a.to_dict()}
+                for i, t, a in zip(ids, texts, analyses, strict=True)
+            ]
+        )
         return
     for i, (text, a) in enumerate(zip(texts, analyses, strict=True), 1):
         verdict = Text("FLAGGED", style="bold red") if a.flagged else Text("ok", style="bold green")
