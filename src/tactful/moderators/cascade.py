@@ -35,6 +35,9 @@ __all__ = ["DEFAULT_JAILBREAK_BAND", "DEFAULT_TOXICITY_BAND", "CascadeModerator"
 #: Chosen on ToxicChat dev for builtin 2.0.0 and builtin-large 2.1.0 with
 #: ``python bench/cascade.py --split dev --choose``: the narrowest bands of its grid
 #: that send 9 of the 10 dev texts on which the two models' decisions differ (8.9 %
+#: of dev sent). Checked again for builtin-large 2.2.0: the two differ on 8 dev
+#: texts, two of them with small-model toxicity under 0.02, so no band of the grid
+#: sends 90 % of them (at most 75 %), and the bands were kept (62 % of them, 8.9 %
 #: of dev sent).
 DEFAULT_TOXICITY_BAND = (0.05, 0.8)
 #: Small-model jailbreak probabilities sent to the large model: none on their own
