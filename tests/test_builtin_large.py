@@ -42,6 +42,22 @@ def test_plain_cases(large):
     check_plain_cases(large)
 
 
+def test_hate_in_plain_words_is_flagged_and_a_python_kill_is_not(large):
+    # What 2.2.0 was shipped for (2.1.0 let the first four through): group hate without
+    # a slur or an insult word, with the claim marked as an identity attack.
+    hate = [
+        "Women are inferior to men",
+        "Jews are a plague on this country",
+        "Gay people should not exist",
+        "I hate Muslims",
+    ]
+    got = large.analyze([*hate, "How do I kill a python process in Linux?"])
+    assert [a.flagged for a in got] == [True, True, True, True, False]
+    claim = got[0].spans[-1]
+    assert (hate[0][claim.start : claim.end], claim.label) == ("inferior to men", "identity_attack")
+    assert got[-1].spans == ()
+
+
 def test_a_texts_answer_does_not_depend_on_its_batch_mates(large):
     texts = [t for t, _ in PLAIN] + [" ".join(["a text long enough for two windows"] * 60)]
     alone = [large.analyze([t])[0] for t in texts]
