@@ -1,0 +1,109 @@
+"""How noisy is the cross-fitted toxicity F1 that shipping rules compare?
+
+    python scripts/crossfit_noise.py runs/pkg_s22 runs/pkg_s7d [--resamples 2000] [--seed 0]
+
+Each argument is a model folder written by ``tactful train ship RUN --crossfit F1
+--crossfit F2 --to DIR``: its card names the run (``source_run.dir``) and the fold
+runs (the ``--crossfit`` arguments of its command), which are checked again with
+:func:`tactful.train.crossfit_runs`. The ToxicChat dev rows are scored by the
+run's export and each ToxicChat train row by the fold run that did not see it
+(the rows :func:`tactful.train.choose_thresholds` chooses the toxicity point on),
+and each model's flags are its probabilities at its card's toxicity point.
+
+Printed: F1 at that point on all rows, and its SD over ``--resamples`` bootstrap
+resamples of the rows. With two or more folders, the paired difference of each
+later one against the first on the same resamples (mean, SD, 95 % interval):
+the noise of the rows alone, not of the training seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from tactful.datasets import load_dataset
+from tactful.metrics import precision_recall_f1
+from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator, load_card
+from tactful.train import crossfit_runs, install_export
+
+
+def _model(run: Path, into: Path) -> BuiltinModerator:
+    """The builtin runtime over ``run``'s export (the shipped card, re-pinned)."""
+    pins = install_export(run, into)
+    (into / "card.json").write_text(json.dumps(load_card() | pins))
+    return BuiltinModerator(model_dir=str(into))
+
+
+def _toxicity(mod: BuiltinModerator, texts: list[str]) -> np.ndarray:
+    return mod.predict_arrays(texts)[0][:, SEQ_HEADS.index("toxicity")]
+
+
+def crossfit_scores(folder: Path) -> tuple[np.ndarray, np.ndarray, float]:
+    """Labels, cross-fitted toxicity probabilities and the card's toxicity point."""
+    from tactful.train._mixture import toxicchat_folds
+
+    card = json.loads((folder / "card.json").read_text())
+    words = shlex.split(card["dev"]["command"].split(" (")[0])
+    folds_given = [words[i + 1] for i, w in enumerate(words) if w == "--crossfit"]
+    if not folds_given:
+        raise SystemExit(f"error: {folder}: its card was not shipped with --crossfit")
+    run = Path(card["source_run"]["dir"])
+    fold_runs = crossfit_runs(run, folds_given)
+    with tempfile.TemporaryDirectory(prefix="tactful-cfnoise-") as tmp:
+        dev = load_dataset("toxicchat", "dev")
+        p = [_toxicity(_model(run, Path(tmp) / "run"), [r.text for r in dev])]
+        y = [r.labels["toxicity"] for r in dev]
+        train = load_dataset("toxicchat", "train")
+        folds = toxicchat_folds(None, fold_runs[0][2])
+        for fold_run, k, _ in fold_runs:
+            held = [r for r in train if folds.get(r.text) == k]
+            p.append(_toxicity(_model(fold_run, Path(tmp) / f"fold{k}"), [r.text for r in held]))
+            y += [r.labels["toxicity"] for r in held]
+    return np.array(y, dtype=int), np.concatenate(p), float(card["thresholds"]["toxicity"])
+
+
+def f1(y: np.ndarray, flag: np.ndarray) -> float:
+    return precision_recall_f1(y, flag.astype(int))["f1"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folders", nargs="+", type=Path)
+    ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    flags: list[np.ndarray] = []
+    y0: np.ndarray | None = None
+    for folder in a.folders:
+        y, p, point = crossfit_scores(folder)
+        if y0 is not None and not np.array_equal(y, y0):
+            raise SystemExit(f"error: {folder}: not the same cross-fitted rows as {a.folders[0]}")
+        y0 = y
+        flags.append(p >= point)
+        print(f"{folder}: {len(y):,} rows, point {point:g}, F1 {f1(y, flags[-1]):.4f}")
+    assert y0 is not None
+    rng = np.random.default_rng(a.seed)
+    boot = np.empty((a.resamples, len(flags)))
+    for b in range(a.resamples):
+        i = rng.integers(0, len(y0), len(y0))
+        boot[b] = [f1(y0[i], f[i]) for f in flags]
+    for folder, col in zip(a.folders, boot.T, strict=True):
+        print(f"{folder}: bootstrap SD of F1 {col.std():.4f}")
+    for j in range(1, len(flags)):
+        d = boot[:, j] - boot[:, 0]
+        lo, hi = np.percentile(d, [2.5, 97.5])
+        print(
+            f"{a.folders[j]} - {a.folders[0]}: mean {d.mean():+.4f}, SD {d.std():.4f}, "
+            f"95 % interval [{lo:+.4f}, {hi:+.4f}]"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
