@@ -29,15 +29,16 @@ import numpy as np
 
 from tactful.datasets import load_dataset
 from tactful.metrics import precision_recall_f1
-from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator, load_card
-from tactful.train import crossfit_runs, install_export
+from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator
+from tactful.train import crossfit_runs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare_runs import model_folder  # a run's export as a model folder
 
 
 def _model(run: Path, into: Path) -> BuiltinModerator:
-    """The builtin runtime over ``run``'s export (the shipped card, re-pinned)."""
-    pins = install_export(run, into)
-    (into / "card.json").write_text(json.dumps(load_card() | pins))
-    return BuiltinModerator(model_dir=str(into))
+    """The builtin runtime over ``run``'s export."""
+    return BuiltinModerator(model_dir=str(model_folder(run, into)))
 
 
 def _toxicity(mod: BuiltinModerator, texts: list[str]) -> np.ndarray:
