@@ -4,7 +4,7 @@
 
 Each argument is a model folder written by ``tactful train ship RUN --crossfit F1
 --crossfit F2 --to DIR``: its card names the run (``source_run.dir``) and the fold
-runs (the ``--crossfit`` arguments of its command), which are checked again with
+runs (``dev.crossfit_runs``, :func:`tactful.train.card_crossfit_runs`), which are checked again with
 :func:`tactful.train.crossfit_runs`. The ToxicChat dev rows are scored by the
 run's export and each ToxicChat train row by the fold run that did not see it
 (the rows :func:`tactful.train.choose_thresholds` chooses the toxicity point on),
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +29,7 @@ import numpy as np
 from tactful.datasets import load_dataset
 from tactful.metrics import precision_recall_f1
 from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator
-from tactful.train import crossfit_runs
+from tactful.train import card_crossfit_runs, crossfit_runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_runs import model_folder  # a run's export as a model folder
@@ -50,8 +49,7 @@ def crossfit_scores(folder: Path) -> tuple[np.ndarray, np.ndarray, float]:
     from tactful.train._mixture import toxicchat_folds
 
     card = json.loads((folder / "card.json").read_text())
-    words = shlex.split(card["dev"]["command"].split(" (")[0])
-    folds_given = [words[i + 1] for i, w in enumerate(words) if w == "--crossfit"]
+    folds_given = card_crossfit_runs(card)
     if not folds_given:
         raise SystemExit(f"error: {folder}: its card was not shipped with --crossfit")
     run = Path(card["source_run"]["dir"])

@@ -21,7 +21,7 @@ import tactful.train as tt
 from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset
 from tactful.errors import ConfigError
-from tactful.moderators.builtin import BuiltinModerator, default_model_dir
+from tactful.moderators.builtin import BuiltinModerator, default_model_dir, load_card
 
 # --------------------------------------------------------------- the folds
 
@@ -297,6 +297,10 @@ def test_ship_chooses_the_points_on_dev_and_cross_fitted_train_rows(tmp_path, da
         f"tactful train ship {final} --version 9.0.0 --crossfit {folds[0]} --crossfit {folds[1]} "
     )
     assert "(2-fold cross-fitting)" in card["dev"]["command"]
+    # the fold runs as data too, in fold order, and read back from the written card
+    assert card["dev"]["crossfit_runs"] == [str(folds[0]), str(folds[1])]
+    written = json.loads((tmp_path / "pkg" / "card.json").read_text())
+    assert tt.card_crossfit_runs(written) == folds
     # every fold run is 1.2.0 here, so the rows' scores are 1.2.0's
     mod = BuiltinModerator(model_dir=str(default_model_dir("builtin")))
     rows = dev + train
@@ -354,3 +358,18 @@ def test_distill_refuses_a_bad_holdout_before_any_work(tmp_path):
         "with 1 <= K <= N and N >= 2, not '3/2'.\n"
     )
     assert not out.exists()
+
+
+def test_card_crossfit_runs_of_a_card_shipped_before_they_were_recorded():
+    # builtin-large 2.2.0 names its fold runs only in its dev command
+    card = load_card(name="builtin-large")
+    assert "crossfit_runs" not in card["dev"]
+    assert tt.card_crossfit_runs(card) == [Path("runs/L10df1"), Path("runs/L10df2")]
+    # a card chosen on ToxicChat dev alone has none
+    assert (
+        tt.card_crossfit_runs({"dev": {"command": "tactful train ship runs/x --version 1"}}) == []
+    )
+    assert tt.card_crossfit_runs({}) == []
+    # a recorded list wins over the command
+    recorded = {"dev": {"command": "... --crossfit runs/a", "crossfit_runs": ["runs/b"]}}
+    assert tt.card_crossfit_runs(recorded) == [Path("runs/b")]

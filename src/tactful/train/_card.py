@@ -591,6 +591,9 @@ def ship(
         f"(thresholds on a 0.05..0.95 grid: toxicity and jailbreak the best mean F1 over "
         f"{DEV_RESAMPLES} bootstrap resamples of {where}, the others max F1 on dev)",
     }
+    if fold_runs:
+        # the fold runs as data, in fold order, for tools that score the same rows again
+        card["dev"]["crossfit_runs"] = [str(r) for r, _, _ in sorted(fold_runs, key=lambda f: f[1])]
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
 
@@ -633,6 +636,25 @@ def source_run(card: dict[str, Any]) -> SourceRun:
             "ship it again with `tactful train ship`."
         )
     return SourceRun(Path(found.group(1)), {"export/model.onnx": shipped}, version)
+
+
+_LEGACY_CROSSFIT = re.compile(r"--crossfit (\S+)")
+
+
+def card_crossfit_runs(card: dict[str, Any]) -> list[Path]:
+    """The cross-fitting runs a card's toxicity and jailbreak points were chosen with.
+
+    ``dev.crossfit_runs`` (fold order) where ``train ship`` recorded it; cards
+    shipped before it (builtin-large 2.2.0) name them only in ``dev.command``,
+    whose ``--crossfit`` arguments are read instead. Empty for a card chosen on
+    ToxicChat dev alone. Check the folders with :func:`crossfit_runs` before use.
+    """
+    dev = card.get("dev", {})
+    recorded = dev.get("crossfit_runs")
+    if isinstance(recorded, list):
+        return [Path(r) for r in recorded]
+    command = str(dev.get("command", "")).split(" (")[0]
+    return [Path(r) for r in _LEGACY_CROSSFIT.findall(command)]
 
 
 def verify_run(card: dict[str, Any], run_dir: str | Path | None = None) -> Path:
