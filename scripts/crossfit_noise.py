@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from tactful.datasets import load_dataset
+from tactful.errors import TactfulError
 from tactful.metrics import precision_recall_f1
 from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator
 from tactful.train import card_crossfit_runs, crossfit_runs
@@ -44,16 +45,26 @@ def _toxicity(mod: BuiltinModerator, texts: list[str]) -> np.ndarray:
     return mod.predict_arrays(texts)[0][:, SEQ_HEADS.index("toxicity")]
 
 
-def crossfit_scores(folder: Path) -> tuple[np.ndarray, np.ndarray, float]:
-    """Labels, cross-fitted toxicity probabilities and the card's toxicity point."""
+def crossfit_plan(folder: Path) -> tuple[Path, list[tuple[Path, int, int]], float]:
+    """The run, its checked fold runs and the card's toxicity point; a one-line
+    ``SystemExit`` when the folder, its card or the runs it names are not usable."""
+    try:
+        card = json.loads((folder / "card.json").read_text())
+        folds_given = card_crossfit_runs(card)
+        if not folds_given:
+            raise SystemExit(f"error: {folder}: its card was not shipped with --crossfit")
+        run = Path(card["source_run"]["dir"])
+        return run, crossfit_runs(run, folds_given), float(card["thresholds"]["toxicity"])
+    except (OSError, ValueError, KeyError, TactfulError) as exc:
+        raise SystemExit(f"error: {folder}: {exc}") from None
+
+
+def crossfit_scores(
+    run: Path, fold_runs: list[tuple[Path, int, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and cross-fitted toxicity probabilities of dev and train rows."""
     from tactful.train._mixture import toxicchat_folds
 
-    card = json.loads((folder / "card.json").read_text())
-    folds_given = card_crossfit_runs(card)
-    if not folds_given:
-        raise SystemExit(f"error: {folder}: its card was not shipped with --crossfit")
-    run = Path(card["source_run"]["dir"])
-    fold_runs = crossfit_runs(run, folds_given)
     with tempfile.TemporaryDirectory(prefix="tactful-cfnoise-") as tmp:
         dev = load_dataset("toxicchat", "dev")
         p = [_toxicity(_model(run, Path(tmp) / "run"), [r.text for r in dev])]
@@ -64,7 +75,7 @@ def crossfit_scores(folder: Path) -> tuple[np.ndarray, np.ndarray, float]:
             held = [r for r in train if folds.get(r.text) == k]
             p.append(_toxicity(_model(fold_run, Path(tmp) / f"fold{k}"), [r.text for r in held]))
             y += [r.labels["toxicity"] for r in held]
-    return np.array(y, dtype=int), np.concatenate(p), float(card["thresholds"]["toxicity"])
+    return np.array(y, dtype=int), np.concatenate(p)
 
 
 def f1(y: np.ndarray, flag: np.ndarray) -> float:
@@ -79,8 +90,10 @@ def main() -> int:
     a = ap.parse_args()
     flags: list[np.ndarray] = []
     y0: np.ndarray | None = None
-    for folder in a.folders:
-        y, p, point = crossfit_scores(folder)
+    # every folder is checked before any is scored
+    plans = [crossfit_plan(folder) for folder in a.folders]
+    for folder, (run, fold_runs, point) in zip(a.folders, plans, strict=True):
+        y, p = crossfit_scores(run, fold_runs)
         if y0 is not None and not np.array_equal(y, y0):
             raise SystemExit(f"error: {folder}: not the same cross-fitted rows as {a.folders[0]}")
         y0 = y
