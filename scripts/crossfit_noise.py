@@ -30,7 +30,7 @@ from tactful.datasets import load_dataset
 from tactful.errors import TactfulError
 from tactful.metrics import precision_recall_f1
 from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator
-from tactful.train import card_crossfit_runs, crossfit_runs
+from tactful.train import card_crossfit_runs, crossfit_runs, toxicchat_folds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_runs import model_folder  # a run's export as a model folder
@@ -63,8 +63,6 @@ def crossfit_scores(
     run: Path, fold_runs: list[tuple[Path, int, int]]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Labels and cross-fitted toxicity probabilities of dev and train rows."""
-    from tactful.train._mixture import toxicchat_folds
-
     with tempfile.TemporaryDirectory(prefix="tactful-cfnoise-") as tmp:
         dev = load_dataset("toxicchat", "dev")
         p = [_toxicity(_model(run, Path(tmp) / "run"), [r.text for r in dev])]
