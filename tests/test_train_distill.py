@@ -211,3 +211,90 @@ def test_the_delicate_templates_join_the_student_and_keep_their_gold_labels(data
     added = [e for e in both if e.source == DELICATE_SOURCE]
     assert seed2 == seed and len(added) == 357 and len(both) == len(base) + 357
     assert HARD_ONLY_SOURCES == {DEROGATION_SOURCE, DELICATE_SOURCE}
+
+
+def _student_run(root, name, *, layers=1, holdout=None):
+    run = root / name
+    run.mkdir()
+    torch.manual_seed(1)
+    torch.save(MultiTaskModel("minilm", layers=layers).state_dict(), run / "model.pt")
+    cfg = {"encoder": "minilm", "layers": layers, "stage": 7, "holdout": holdout}
+    (run / "train.json").write_text(json.dumps({"config": cfg}))
+    return run / "model.pt"
+
+
+def test_a_later_stage_of_a_student_starts_from_its_weights(teacher, tmp_path, monkeypatch):
+    """``distill(init=...)``: stage 10's rates, the init run's layers, its weights."""
+    import tactful.train._distill as d
+
+    init = _student_run(tmp_path, "s7")
+    start = torch.load(init, weights_only=True)
+    seen = {}
+
+    def examples(data_dir, **kw):
+        seen.update(kw)
+        labels = [math.nan] * len(SEQ_HEADS)
+        labels[SEQ_HEADS.index("toxicity")] = 1.0
+        return [Example("you are an idiot", "toxicchat", labels)], 10
+
+    monkeypatch.setattr(d, "distill_examples", examples)
+    out = d.distill(teacher, tmp_path / "s10", init=init, extra=0, epochs=1, export=False)
+    assert seen["stage"] == 10
+    cfg = json.loads((out / "train.json").read_text())["config"]
+    assert (cfg["stage"], cfg["lr"], cfg["head_lr"]) == (10, 2e-5, 1e-4)
+    assert (cfg["init"], cfg["layers"], cfg["seed"]) == (str(init), 1, 10)
+    assert f"initialized from {init}" in (out / "train.log").read_text()
+    after = torch.load(out / "model.pt", weights_only=True)
+    # one step at 2e-5 from the init weights: near them, not at a fresh draw
+    emb = "encoder.embeddings.word_embeddings.weight"
+    assert 0 < (after[emb] - start[emb]).abs().max().item() < 1e-3
+    # without init the student is stage 7 at the distillation rates
+    seen.clear()
+    out7 = d.distill(teacher, tmp_path / "s7b", layers=1, extra=0, epochs=1, export=False)
+    cfg7 = json.loads((out7 / "train.json").read_text())["config"]
+    assert seen["stage"] == 7 and (cfg7["stage"], cfg7["lr"], cfg7["head_lr"]) == (7, 5e-5, 1e-3)
+    assert cfg7["init"] is None
+
+
+def test_a_later_stage_of_a_student_is_checked_before_any_work(teacher, tmp_path):
+    from tactful.train import distill
+
+    init = _student_run(tmp_path, "s7", layers=1)
+    fold = _student_run(tmp_path, "s7f1", layers=1, holdout="1/2")
+    out = tmp_path / "next"
+    cases = [
+        ({"init": tmp_path / "none.pt"}, f"The init weights {tmp_path / 'none.pt'} do not exist."),
+        (
+            {"init": init, "layers": 4},
+            (
+                f"{init} kept 1 encoder layers, not 4: a later stage keeps its init's layers "
+                "(leave out --layers)."
+            ),
+        ),
+        (
+            {"init": init, "holdout": "1/2"},
+            (
+                f"{init} left out no ToxicChat fold but this run leaves out ToxicChat fold 1/2: "
+                "every stage of a cross-fitting chain leaves out the same fold (--holdout)."
+            ),
+        ),
+        (
+            {"init": fold, "holdout": "2/2"},
+            (
+                f"{fold} left out ToxicChat fold 1/2 but this run leaves out ToxicChat fold 2/2: "
+                "every stage of a cross-fitting chain leaves out the same fold (--holdout)."
+            ),
+        ),
+        (
+            {"init": init, "stage": 7},
+            (
+                "The 'stage' parameter of distill must be one of 2, 3, 4, 5, 6, 8, 9, 10 or None. "
+                "Got 7 instead."
+            ),
+        ),
+    ]
+    for kw, says in cases:
+        with pytest.raises(ConfigError) as err:
+            distill(teacher, out, **kw)
+        assert str(err.value) == f"[{ConfigError.code}] {says}"
+    assert not out.exists()

@@ -46,6 +46,16 @@ EncoderOpt = Annotated[
         "after `tactful train assemble-encoder mpnet`).",
     ),
 ]
+InitOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--init",
+        help="Start a later stage from this model.pt (a run's or a student's: its encoder, "
+        "layers and --holdout).",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
 ExportOpt = Annotated[
     bool, typer.Option("--export/--no-export", help="Export int8 ONNX into OUT/export.")
 ]
@@ -79,15 +89,7 @@ def run_command(
         float, typer.Option("--epochs", help="Passes over the mixture (a fraction stops early).")
     ] = 1.0,
     seed: SeedOpt = 0,
-    init: Annotated[
-        Path | None,
-        typer.Option(
-            "--init",
-            help="Start a later stage from this model.pt.",
-            dir_okay=False,
-            show_default=False,
-        ),
-    ] = None,
+    init: InitOpt = None,
     stage: Annotated[
         int | None,
         typer.Option(
@@ -275,6 +277,16 @@ def distill_command(
     ] = True,
     derogation: DerogationOpt = False,
     delicate: DelicateOpt = False,
+    init: InitOpt = None,
+    stage: Annotated[
+        int | None,
+        typer.Option(
+            "--stage",
+            help="With --init: which later stage's mixture and rates (2-6 or 8-10, "
+            "default 10); without: stage 7's mixture.",
+            show_default=False,
+        ),
+    ] = None,
     export: ExportOpt = True,
 ) -> None:
     """Distil a teacher run into a MiniLM student (soft targets for every head)."""
@@ -296,6 +308,8 @@ def distill_command(
         soft_on_gold=soft_on_gold,
         derogation=derogation,
         delicate=delicate,
+        init=init,
+        stage=stage,
         export=export,
     )
     typer.echo(str(run))

@@ -391,6 +391,7 @@ _DISTILL_CONSTRAINTS: Constraints = {
     "temperature": Float(0, None, closed="neither"),
     "token_alpha": Nullable(Float(0, 1)),
     "soft_on_gold": Bool(),
+    "init": Nullable(PathLike()),
 }
 
 
@@ -399,7 +400,7 @@ def distill(
     out: str | Path,
     data_dir: str | Path | None = None,
     *,
-    stage: int = 7,
+    stage: int | None = None,
     seed: int = 0,
     extra: int = 5000,
     spans: int = 0,
@@ -412,6 +413,7 @@ def distill(
     soft_on_gold: bool = True,
     derogation: bool = False,
     delicate: bool = False,
+    init: str | Path | None = None,
     export: bool = True,
 ) -> Path:
     """Train a MiniLM student on :func:`distill_examples` with ``teacher_run``'s logits.
@@ -440,8 +442,18 @@ def distill(
         temperature=temperature,
         token_alpha=token_alpha,
         soft_on_gold=soft_on_gold,
+        init=init,
     )
     parse_holdout(holdout)
+    from ._run import STAGES, _setup_logging, _stage_rule, check_init
+
+    init_path: Path | None = p["init"]
+    if init_path is not None:
+        stage = _stage_rule(init_path).accept("stage", "distill", stage) or 10
+        layers = check_init(init_path, "minilm", holdout, p["layers"])
+    else:
+        stage = 7 if stage is None else stage
+        layers = p["layers"]
     teacher: Path = p["teacher_run"]
     if not (teacher / "model.pt").is_file() and not is_model_folder(teacher):
         raise ConfigError(
@@ -451,7 +463,6 @@ def distill(
     require_train_extra()
     from ._export import export_onnx
     from ._loop import train
-    from ._run import STAGES, _setup_logging
 
     out_dir: Path = p["out"]
     _setup_logging(out_dir)
@@ -479,16 +490,18 @@ def distill(
         hard_only=HARD_ONLY_SOURCES,
     )
     st: dict[str, Any] = STAGES.get(stage, {})
+    rates = {} if init_path is None else {"lr": st["lr"], "head_lr": st["head_lr"]}
     cfg = TrainConfig(
         epochs=p["epochs"],
         seed=run_seed,
-        head_lr=1e-3,
+        **{"head_lr": 1e-3, **rates},
         max_len=int(st.get("max_len", 256)),
         stage=stage,
+        init=None if init_path is None else str(init_path),
         encoder="minilm",
         targeted=True,
         broad_toxicity=False,
-        layers=p["layers"],
+        layers=layers,
         teacher=str(teacher),
         alpha=p["alpha"],
         temperature=p["temperature"],

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CV_PROTOCOLS",
     "STAGES",
+    "check_init",
     "cross_validate",
     "load_run",
     "run_encoder",
@@ -289,6 +290,47 @@ def run_holdout(run_dir: str | Path) -> str | None:
     return None if holdout is None else str(holdout)
 
 
+def check_init(
+    init: Path, encoder: str, holdout: str | None, layers: int | None = None
+) -> int | None:
+    """Check that the weights ``init`` can start a later stage of a run on ``encoder``
+    that leaves out ToxicChat fold ``holdout``, and return the encoder layers they
+    kept (``layers`` if the run has no ``train.json``).
+
+    Raises :class:`~tactful.errors.ConfigError` (one line) when the file is missing,
+    or when its run was trained on another encoder, kept another number of layers
+    than ``layers`` (when given) or left out another fold: every stage of a
+    cross-fitting chain leaves out the same fold.
+    """
+    if not init.is_file():
+        raise ConfigError(f"The init weights {init} do not exist.")
+    if not (init.parent / "train.json").is_file():
+        return layers
+    trained_on = run_encoder(init.parent)
+    if trained_on != encoder:
+        raise ConfigError(
+            f"{init} was trained on the {trained_on} encoder, not {encoder}: "
+            f"pass --encoder {trained_on}."
+        )
+    kept = run_layers(init.parent)
+    if layers is not None and kept != layers:
+        raise ConfigError(
+            f"{init} kept {kept or 'all'} encoder layers, not {layers}: "
+            "a later stage keeps its init's layers (leave out --layers)."
+        )
+    init_holdout = run_holdout(init.parent)
+    if init_holdout != holdout:
+        was, now = (
+            "no ToxicChat fold" if h is None else f"ToxicChat fold {h}"
+            for h in (init_holdout, holdout)
+        )
+        raise ConfigError(
+            f"{init} left out {was} but this run leaves out {now}: "
+            "every stage of a cross-fitting chain leaves out the same fold (--holdout)."
+        )
+    return kept
+
+
 def load_run(run_dir: str | Path) -> MultiTaskModel:
     """A run's ``model.pt`` in a :class:`~tactful.train.MultiTaskModel` of its encoder, in
     eval mode. Unpickling is ``weights_only``: a weights file cannot run code."""
@@ -426,26 +468,7 @@ def run_training(
     fold = parse_holdout(p["holdout"])
     init_path: Path | None = p["init"]
     stage = _stage_rule(init_path).accept("stage", "run_training", stage)
-    if init_path is not None:
-        if not init_path.is_file():
-            raise ConfigError(f"The init weights {init_path} do not exist.")
-        if (init_path.parent / "train.json").is_file():
-            trained_on = run_encoder(init_path.parent)
-            if trained_on != p["encoder"]:
-                raise ConfigError(
-                    f"{init_path} was trained on the {trained_on} encoder, not {p['encoder']}: "
-                    f"pass --encoder {trained_on}."
-                )
-            init_holdout = run_holdout(init_path.parent)
-            if init_holdout != p["holdout"]:
-                was, now = (
-                    "no ToxicChat fold" if h is None else f"ToxicChat fold {h}"
-                    for h in (init_holdout, p["holdout"])
-                )
-                raise ConfigError(
-                    f"{init_path} left out {was} but this run leaves out {now}: "
-                    "every stage of a cross-fitting chain leaves out the same fold (--holdout)."
-                )
+    init_layers = None if init_path is None else check_init(init_path, p["encoder"], p["holdout"])
     require_train_extra()
     from ._export import export_onnx
     from ._loop import train
@@ -483,6 +506,7 @@ def run_training(
             head_lr=st["head_lr"],
             max_len=st["max_len"],
             init=None if init_path is None else str(init_path),
+            layers=init_layers,
             stage=stage,
             **common,
         )
