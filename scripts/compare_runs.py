@@ -22,7 +22,10 @@ group called lesser or unworthy of rights in plain words, all toxic) the toxicit
 head flags at the dev threshold, and the share of the held-out delicate templates'
 rows (:func:`tactful.functional.delicate_template_records` with ``split="dev"``:
 grief and serious illness, all delicate) the delicate head reaches its card point
-at.
+at, and the share of the held-out menace templates' rows
+(:func:`tactful.functional.menace_template_records` with ``split="dev"``:
+indirect threats with no violent verb, all toxic) the toxicity head flags at the
+dev threshold.
 
 A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
 may stand in for a run; its span gold is SemEval's.
@@ -95,13 +98,26 @@ def dev_fairness(
     }
 
 
+def dev_toxic_recall(mod: BuiltinModerator, threshold: float, texts: list[str]) -> float:
+    """The share of ``texts`` (all toxic) the toxicity head flags at ``threshold``."""
+    p = mod.predict_arrays(texts)[0][:, SEQ_HEADS.index("toxicity")]
+    return float((p >= threshold).mean())
+
+
 def dev_derogation(mod: BuiltinModerator, threshold: float) -> dict:
     """Recall of the toxicity head on the held-out derogation templates."""
     from tactful.functional import derogation_template_records
 
     texts = [r.text for r in derogation_template_records(split="dev")]
-    p = mod.predict_arrays(texts)[0][:, SEQ_HEADS.index("toxicity")]
-    return {"derog_n": len(texts), "derog_recall": float((p >= threshold).mean())}
+    return {"derog_n": len(texts), "derog_recall": dev_toxic_recall(mod, threshold, texts)}
+
+
+def dev_menace(mod: BuiltinModerator, threshold: float) -> dict:
+    """Recall of the toxicity head on the held-out menace templates."""
+    from tactful.functional import menace_template_records
+
+    texts = [r.text for r in menace_template_records(split="dev")]
+    return {"menace_n": len(texts), "menace_recall": dev_toxic_recall(mod, threshold, texts)}
 
 
 def dev_delicate(mod: BuiltinModerator) -> dict:
@@ -154,6 +170,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         **dev_fairness(mod, data_dir, t, span_t),
         **dev_derogation(mod, t),
         **dev_delicate(mod),
+        **dev_menace(mod, t),
     }
 
 
@@ -168,7 +185,7 @@ def main() -> None:
         print(
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
-            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6}"
+            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6} {'menace':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
@@ -178,7 +195,8 @@ def main() -> None:
                 f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
                 f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
-                f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f}",
+                f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f} "
+                f"{r['menace_recall']:6.3f}",
                 flush=True,
             )
     if a.json:

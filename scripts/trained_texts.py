@@ -74,6 +74,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             holdout=config.get("holdout"),
             derogation=bool(config.get("derogation", False)),
             delicate=bool(config.get("delicate", False)),
+            menace=bool(config.get("menace", False)),
         )
     else:
         examples, seed = stage_mixture(
@@ -86,6 +87,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             broad_toxicity=config.get("broad_toxicity"),
             derogation=bool(config.get("derogation", False)),
             delicate=bool(config.get("delicate", False)),
+            menace=bool(config.get("menace", False)),
         )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

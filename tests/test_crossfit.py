@@ -134,6 +134,10 @@ def test_crossfit_runs_are_checked(tmp_path):
     assert tt.crossfit_runs(final, [one, newer]) == [(one, 1, 2), (newer, 2, 2)]
     odd = _fake_run(tmp_path, "odd", "2/2", delicate=True)
     refused([one, odd], f"{odd} was not trained like {final}: delicate differ.")
+    calm = _fake_run(tmp_path, "calm", "2/2", menace=False)
+    assert tt.crossfit_runs(final, [one, calm]) == [(one, 1, 2), (calm, 2, 2)]
+    menacing = _fake_run(tmp_path, "menacing", "2/2", menace=True)
+    refused([one, menacing], f"{menacing} was not trained like {final}: menace differ.")
     (two / "export" / "model.onnx").unlink()
     refused([one, two], f"{two} holds no export/model.onnx: tactful train export it.")
     refused(

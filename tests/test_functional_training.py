@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -56,6 +57,10 @@ def test_templates_are_disjoint_by_text_and_id():
     assert not {t.id for t in SUITE_TEMPLATES} & {t.id for t in TRAINING_TEMPLATES}
     assert {t.split for t in SUITE_TEMPLATES} == {"suite"}
     assert {t.split for t in TRAINING_TEMPLATES} == {"train", "dev"}
+    # the templates of the sources asked for by name are among those checked
+    assert {"derogation", "delicate_grief", "menace"} <= {
+        t.functionality for t in TRAINING_TEMPLATES
+    }
 
 
 def _check_filled_disjoint(descriptors, nouns=PERSON_NOUNS):
@@ -137,6 +142,77 @@ def test_delicate_rows_come_from_their_own_templates_split_by_split():
     assert max(Counter(r.meta["template_id"] for r in delicate_template_records()).values()) == 30
     # not among the harm templates, so the shipped models' mixtures are unchanged
     assert not any(r.meta["functionality"].startswith("delicate") for r in harm_template_records())
+
+
+def _menace_templates(split=None):
+    return [
+        t for t in TRAINING_TEMPLATES if t.functionality == "menace" and split in (None, t.split)
+    ]
+
+
+def test_menace_rows_come_from_their_own_templates_split_by_split():
+    from tactful.functional import menace_template_records
+
+    assert (len(_menace_templates("train")), len(_menace_templates("dev"))) == (32, 4)
+    for split, prefix, n in (("train", "tr-men", 359), ("dev", "dv-men", 72)):
+        rows = menace_template_records(split=split)
+        assert len(rows) == n and len({r.id for r in rows}) == n
+        assert {r.split for r in rows} == {split}
+        assert {r.meta["template_id"][:6] for r in rows} == {prefix}
+        assert {r.meta["source"] for r in rows} == {"menace_templates"}
+        assert {r.label for r in rows} == {1}
+        assert {tuple(sorted(r.labels.items())) for r in rows} == {(("threat", 1), ("toxicity", 1))}
+        for r in rows:
+            threats = [s for s in r.spans if s.label == "threat"]
+            assert threats and len(threats) == len(r.spans)
+            for s in threats:
+                words = r.text[s.start : s.end]
+                assert 0 <= s.start < s.end <= len(r.text) and words == words.strip()
+    assert max(Counter(r.meta["template_id"] for r in menace_template_records()).values()) == 30
+    r = next(
+        r
+        for r in menace_template_records()
+        if r.text == "Keep testing me, Priya, and your dog is the first thing to go."
+    )
+    assert [r.text[s.start : s.end] for s in r.spans] == ["your dog is the first thing to go"]
+    # a source of its own: neither the threat nor the harm templates hold them
+    assert not any(r.meta["functionality"] == "menace" for r in threat_template_records())
+    assert not any(r.meta["functionality"] == "menace" for r in harm_template_records())
+
+
+def test_menace_templates_are_no_near_copy_of_the_suites():
+    """Beyond the exact disjointness above: no menace template shares four words in a
+    row with a suite template, nor reads mostly like one."""
+    import difflib
+
+    def grams(text):
+        words = normalized_text(text).split()
+        return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
+
+    for m in _menace_templates():
+        for t in SUITE_TEMPLATES:
+            assert not grams(m.plain) & grams(t.plain), (m.id, t.id)
+            ratio = difflib.SequenceMatcher(
+                None, normalized_text(m.plain), normalized_text(t.plain)
+            ).ratio()
+            assert ratio < 0.6, (m.id, t.id, ratio)
+
+
+def test_menace_templates_use_no_violent_verb_of_the_suite():
+    from tactful.functional import menace_template_records
+
+    verbs = {e["threat"] for e in FAMILIES["threat"]} | {e["harm"] for e in FAMILIES["harm"]}
+    assert {"kill", "stab", "beat up", "poison"} <= verbs
+    # a verb at the start of a word, in any form ("stable" counts too: better safe)
+    violent = re.compile(
+        r"\b(?:" + "|".join(map(re.escape, sorted(verbs))) + r")\w*", re.IGNORECASE
+    )
+    found = violent.findall("Killing skills: stabbed, beaten, unbeatable, drowned.")
+    assert found == ["Killing", "stabbed", "beaten", "drowned"]
+    rows = menace_template_records() + menace_template_records(split="dev")
+    texts = [t.plain for t in _menace_templates()] + [r.text for r in rows]
+    assert len(texts) == 36 + 359 + 72
+    assert [t for t in texts if violent.search(t)] == []
 
 
 def test_identity_negatives_leave_out_excluded_descriptors_and_nonce():

@@ -56,6 +56,15 @@ def test_train_help_lists_the_subcommands():
     assert "pip install torch==2.13.0 && pip install -e '.[train]'" in result.output
 
 
+@pytest.mark.parametrize("command", ["run", "distill"])
+def test_run_and_distill_take_the_template_sources(command):
+    result = _invoke("train", command, "--help")
+    assert result.exit_code == 0
+    for flag in ("--derogation", "--delicate", "--menace"):
+        assert f" {flag} " in result.output, flag
+    assert "Add the menace training templates (indirect threats with no violent" in result.output
+
+
 def test_python_m_tactful_train_is_the_same_app():
     env = {**os.environ, "COLUMNS": "200", "TERM": "dumb", "NO_COLOR": "1"}
     for args in (["--help"], ["run", "--help"], ["assemble-encoder", "--help"]):
@@ -123,6 +132,9 @@ def test_train_config_checks_its_parameters():
     )
     with pytest.raises(ConfigError, match="'encoder' parameter of TrainConfig"):
         tt.TrainConfig(encoder="bert")
+    assert (tt.TrainConfig().menace, tt.TrainConfig(menace=True).menace) == (False, True)
+    with pytest.raises(ConfigError, match="'menace' parameter of TrainConfig"):
+        tt.TrainConfig(menace="yes")
     assert tt.TrainConfig(epochs=2).epochs == 2.0 and isinstance(
         tt.TrainConfig(epochs=2).epochs, float
     )

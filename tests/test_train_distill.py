@@ -204,13 +204,25 @@ def test_hard_only_sources_keep_their_labels_where_they_have_them():
 
 def test_the_delicate_templates_join_the_student_and_keep_their_gold_labels(data_dir):
     from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples
-    from tactful.train._mixture import DELICATE_SOURCE, DEROGATION_SOURCE
+    from tactful.train._mixture import DELICATE_SOURCE
 
     base, seed = distill_examples(data_dir, extra=0, derogation=True)
     both, seed2 = distill_examples(data_dir, extra=0, derogation=True, delicate=True)
     added = [e for e in both if e.source == DELICATE_SOURCE]
     assert seed2 == seed and len(added) == 357 and len(both) == len(base) + 357
-    assert HARD_ONLY_SOURCES == {DEROGATION_SOURCE, DELICATE_SOURCE}
+    assert DELICATE_SOURCE in HARD_ONLY_SOURCES
+
+
+def test_the_menace_templates_join_the_student_and_keep_their_gold_labels(data_dir):
+    from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples
+    from tactful.train._mixture import DELICATE_SOURCE, DEROGATION_SOURCE, MENACE_SOURCE
+
+    base, seed = distill_examples(data_dir, extra=0, derogation=True, delicate=True)
+    more, seed2 = distill_examples(data_dir, extra=0, derogation=True, delicate=True, menace=True)
+    added = [e for e in more if e.source == MENACE_SOURCE]
+    assert seed2 == seed and len(added) == 359 and len(more) == len(base) + 359
+    # the teacher never learned these rows: their labelled heads learn from gold only
+    assert HARD_ONLY_SOURCES == {DEROGATION_SOURCE, DELICATE_SOURCE, MENACE_SOURCE}
 
 
 def _student_run(root, name, *, layers=1, holdout=None):

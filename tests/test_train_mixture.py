@@ -8,7 +8,7 @@ import math
 import pytest
 
 from tactful.datasets import load_dataset
-from tactful.moderators.builtin import SEQ_HEADS
+from tactful.moderators.builtin import SEQ_HEADS, SPAN_TYPES
 from tactful.train import stage_mixture
 
 
@@ -521,3 +521,32 @@ def test_delicate_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     assert math.isnan(e.seq[k["jailbreak"]])
     # a known-harmless row: no toxic character, for the token head too
     assert e.tox_chars == frozenset() and e.type_chars == {}
+
+
+def test_menace_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
+    from collections import Counter
+
+    from tactful.functional import menace_template_records
+    from tactful.train._mixture import MENACE_SOURCE
+
+    k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "threat", "identity_attack", "delicate")}
+    mix = {"targeted": True, "broad_toxicity": False, "derogation": True, "delicate": True}
+    plain, seed = stage_mixture(data_dir, 7, **mix)
+    with_men, seed2 = stage_mixture(data_dir, 7, **mix, menace=True)
+    rows = menace_template_records(seed=seed)
+    added = [e for e in with_men if e.source == MENACE_SOURCE]
+    assert MENACE_SOURCE == "menace"
+    assert seed2 == seed and len(added) == len(rows) == 359
+    assert len(with_men) == len(plain) + 359
+    assert {e.text for e in added} == {r.text for r in rows}
+    # every other source draws the very rows it draws without them
+    assert Counter((e.source, e.text) for e in with_men if e.source != MENACE_SOURCE) == Counter(
+        (e.source, e.text) for e in plain
+    )
+    e = next(e for e in added if e.text == "Your dog is very easy to find, Priya. So are you.")
+    assert (e.seq[k["toxicity"]], e.seq[k["threat"]]) == (1.0, 1.0)
+    assert math.isnan(e.seq[k["identity_attack"]]) and math.isnan(e.seq[k["delicate"]])
+    # the menacing words are the toxic characters, typed threat; the name is not
+    assert e.tox_chars == frozenset(range(29)) | frozenset(range(38, 48))
+    assert set(e.type_chars) == e.tox_chars
+    assert set(e.type_chars.values()) == {SPAN_TYPES.index("threat")}

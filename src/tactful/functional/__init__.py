@@ -63,12 +63,13 @@ from ._training import (
     holistic_person_nouns,
     identity_negatives,
     keyword_threats,
+    menace_template_records,
     threat_template_records,
     toxicspans_threats,
     toxigen_benign,
     training_records,
 )
-from ._training_templates import TRAINING_TEMPLATES
+from ._training_templates import TRAINING_FUNCTIONALITIES, TRAINING_TEMPLATES
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "AUDIT_ONLY",
@@ -92,6 +93,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "Swapped",
     "TEMPLATE_SPLITS",
     "THREAT_PATTERN",
+    "TRAINING_FUNCTIONALITIES",
     "TRAINING_SOURCES",
     "TRAINING_TEMPLATES",
     "Template",
@@ -110,6 +112,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "identity_negatives",
     "keyword_threats",
     "load_suite_records",
+    "menace_template_records",
     "normalized_text",
     "score_functional",
     "swap_identity_terms",

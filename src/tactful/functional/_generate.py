@@ -24,6 +24,7 @@ from ._fillers import (
 )
 from ._suite import FUNCTIONALITIES, SUITE_TEMPLATES
 from ._templates import Functionality, Template, fill, normalized_text
+from ._training_templates import TRAINING_FUNCTIONALITIES
 
 __all__ = [
     "DEFAULT_MAX_PER_TEMPLATE",
@@ -38,7 +39,7 @@ __all__ = [
 #: Cases drawn at most from one template of the suite (all of them when fewer).
 DEFAULT_MAX_PER_TEMPLATE = 36
 
-_BY_NAME = {f.name: f for f in FUNCTIONALITIES}
+_BY_NAME = {f.name: f for f in (*FUNCTIONALITIES, *TRAINING_FUNCTIONALITIES)}
 
 
 def functionality(name: str) -> Functionality:
@@ -47,7 +48,8 @@ def functionality(name: str) -> Functionality:
     Raises
     ------
     UnknownNameError
-        For a name not in :data:`FUNCTIONALITIES`; the message lists them.
+        For a name neither in :data:`FUNCTIONALITIES` nor in
+        :data:`TRAINING_FUNCTIONALITIES`; the message lists them.
     """
     try:
         return _BY_NAME[name]
@@ -134,7 +136,8 @@ def generate(
     Parameters
     ----------
     templates : iterable of Template
-        Their functionalities must be in :data:`FUNCTIONALITIES`.
+        Their functionalities must be in :data:`FUNCTIONALITIES` or
+        :data:`TRAINING_FUNCTIONALITIES`.
     families : mapping of str to sequence of mapping
         Family name → entries (:data:`FAMILIES`, plus ``"descriptor"`` from
         :func:`descriptor_entries`). A template whose family has no usable

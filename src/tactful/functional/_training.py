@@ -44,6 +44,7 @@ __all__ = [
     "holistic_person_nouns",
     "identity_negatives",
     "keyword_threats",
+    "menace_template_records",
     "threat_template_records",
     "toxicspans_threats",
     "toxigen_benign",
@@ -122,6 +123,7 @@ _SPLIT = OneOf(("train", "dev"))
 TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "threat_direct": (_THREAT_LABELS, True),
     "threat_indirect": (_THREAT_LABELS, True),
+    "menace": (_THREAT_LABELS, True),
     "dehumanisation": (_GROUP_ATTACK_LABELS, True),
     "derogation": (_GROUP_ATTACK_LABELS, True),
     "slur": (_GROUP_ATTACK_LABELS, True),
@@ -134,11 +136,19 @@ TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "delicate_illness": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
 }
 
-#: Functionalities whose training templates are a mixture source of their own, asked
-#: for by name (``tactful train run|distill --derogation`` / ``--delicate``): neither
-#: :func:`harm_template_records` nor :func:`training_records` holds them, so the
-#: mixtures of the models shipped before them stay as they were.
-_OWN_SOURCE = frozenset({"derogation", "delicate_grief", "delicate_illness"})
+#: The training templates that are a mixture source of their own, asked for by name
+#: (``tactful train run|distill --derogation`` / ``--delicate`` / ``--menace``):
+#: source name -> the functionalities of its templates. Neither
+#: :func:`harm_template_records`, :func:`threat_template_records` nor
+#: :func:`training_records` holds them, so the mixtures of the models shipped before
+#: them stay as they were.
+_OWN_SOURCES: dict[str, frozenset[str]] = {
+    "derogation_templates": frozenset({"derogation"}),
+    "delicate_templates": frozenset({"delicate_grief", "delicate_illness"}),
+    "menace_templates": frozenset({"menace"}),
+}
+#: Every functionality of :data:`_OWN_SOURCES`.
+_OWN_FUNCTIONALITIES = frozenset().union(*_OWN_SOURCES.values())
 
 
 def _template_records(cases: Sequence[Case], split: str, source: str) -> list[Record]:
@@ -271,7 +281,7 @@ def harm_template_records(*, seed: int = 0, max_per_template: int | None = 60) -
         lambda t: (
             t.functionality in TEMPLATE_LABELS
             and not t.functionality.startswith("threat")
-            and t.functionality not in _OWN_SOURCE
+            and t.functionality not in _OWN_FUNCTIONALITIES
         ),
         "train",
         "harm_templates",
@@ -283,13 +293,15 @@ _OWN_SOURCE_CONSTRAINTS: Constraints = {**_THREAT_CONSTRAINTS, "split": _SPLIT}
 
 
 def _own_source_records(
-    owner: str, keep: Callable[[Template], bool], source: str, **params: object
+    owner: str, source: str, split: str, seed: int, max_per_template: int | None
 ) -> list[Record]:
-    """:func:`_records_of` for a source asked for by name (:data:`_OWN_SOURCE`), with
+    """:func:`_records_of` for a source asked for by name (:data:`_OWN_SOURCES`), with
     ``owner``'s ``split``, ``seed`` and ``max_per_template`` checked."""
-    p = validate_params(owner, _OWN_SOURCE_CONSTRAINTS, **params)
+    p = validate_params(
+        owner, _OWN_SOURCE_CONSTRAINTS, split=split, seed=seed, max_per_template=max_per_template
+    )
     split = p.pop("split")
-    return _records_of(keep, split, source, **p)
+    return _records_of(lambda t: t.functionality in _OWN_SOURCES[source], split, source, **p)
 
 
 def derogation_template_records(
@@ -319,12 +331,7 @@ def derogation_template_records(
         among them); ``meta["source"]`` ``"derogation_templates"``.
     """
     return _own_source_records(
-        "derogation_template_records",
-        lambda t: t.functionality == "derogation",
-        "derogation_templates",
-        split=split,
-        seed=seed,
-        max_per_template=max_per_template,
+        "derogation_template_records", "derogation_templates", split, seed, max_per_template
     )
 
 
@@ -358,12 +365,43 @@ def delicate_template_records(
         ``meta["source"]`` ``"delicate_templates"``.
     """
     return _own_source_records(
-        "delicate_template_records",
-        lambda t: t.functionality.startswith("delicate"),
-        "delicate_templates",
-        split=split,
-        seed=seed,
-        max_per_template=max_per_template,
+        "delicate_template_records", "delicate_templates", split, seed, max_per_template
+    )
+
+
+def menace_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
+) -> list[Record]:
+    """Rows of the ``menace`` training templates: indirect threats with no violent
+    verb, menace about the reader's home, car, pets, family, work or safety
+    (disjoint from the suite's templates).
+
+    The suite tests such threats as ``threat_indirect``, which both shipped models
+    fail (59 % and 5 %); the twelve ``threat_indirect`` training templates of
+    :func:`threat_template_records` are few and alike. Like
+    :func:`derogation_template_records` these join a training mixture only when
+    asked (:func:`tactful.train.build_mixture` with ``menace=True``, ``tactful
+    train run|distill --menace``), so the mixtures of the models shipped before
+    them stay as they were.
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs
+        (``scripts/compare_runs.py`` reports the toxicity head's recall on them).
+    seed : int, default=0
+    max_per_template : int or None, default=30
+        No template has more fillings, so the default keeps every one.
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1, ``labels`` ``{"toxicity": 1, "threat": 1}``, ``spans`` the
+        menacing words (label ``"threat"``), the only toxic part of the text;
+        ``meta["source"]`` ``"menace_templates"``.
+    """
+    return _own_source_records(
+        "menace_template_records", "menace_templates", split, seed, max_per_template
     )
 
 
@@ -533,8 +571,9 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
     :func:`threat_template_records`), the other harm and counter-speech templates
     (:func:`harm_template_records`) and counterfactual copies
     (:func:`counterfactual_records`) of the rows taken from data sets (the
-    template rows already cover every group). The derogation templates are not
-    among them: :func:`derogation_template_records`.
+    template rows already cover every group). The derogation, delicate and menace
+    templates are not among them: :func:`derogation_template_records`,
+    :func:`delicate_template_records`, :func:`menace_template_records`.
 
     Returns
     -------

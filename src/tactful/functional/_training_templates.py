@@ -4,13 +4,29 @@ Split ``"train"``: for the training mixture. Split ``"dev"``: held out from
 training, for choosing runs and operating points on a dev fairness measure
 (suppression on harmless identity texts) that is neither the suite nor an audit
 set. Written for tactful; none is copied from a published suite.
+
+Most templates train a functionality the suite tests; those of
+:data:`TRAINING_FUNCTIONALITIES` train one the suite tests under another name
+(``menace``: the suite's ``threat_indirect``), kept apart so that they can be a
+mixture source of their own.
 """
 
 from __future__ import annotations
 
-from ._templates import Template
+from ._templates import Functionality, Template
 
-__all__ = ["TRAINING_TEMPLATES"]
+__all__ = ["TRAINING_FUNCTIONALITIES", "TRAINING_TEMPLATES"]
+
+#: Functionalities of training templates only: the suite has no template of them.
+TRAINING_FUNCTIONALITIES: tuple[Functionality, ...] = (
+    Functionality(
+        "menace",
+        "An indirect threat with no violent verb: menace about the reader's home, car, pets, "
+        "family, work or safety (the suite's threat_indirect), for training only.",
+        True,
+        "hit",
+    ),
+)
 
 
 def _t(
@@ -77,6 +93,43 @@ TRAINING_TEMPLATES: tuple[Template, ...] = (
     _t("tr-thi10", "threat_indirect", "⟦Nobody would find you out there⟧, {name}. Think about that.", span_label="threat"),
     _t("tr-thi11", "threat_indirect", "⟦Something bad is going to happen to your {loved}⟧, {name}.", span_label="threat"),
     _t("tr-thi12", "threat_indirect", "⟦I'm going to make your family suffer⟧ for what you did.", span_label="threat"),
+    # -- menace without a violent verb (a source of its own: --menace) ------------------------
+    _t("tr-men01", "menace", "⟦We know what time you leave for work every morning⟧, {name}.", span_label="threat"),
+    _t("tr-men02", "menace", "Say hi to your {loved} for me, {name}. ⟦I'll be seeing them very soon⟧.", span_label="threat"),
+    _t("tr-men03", "menace", "⟦Nice quiet street you live on⟧. ⟦Nobody around at night to hear a thing⟧.", span_label="threat"),
+    _t("tr-men04", "menace", "If you call the cops, {name}, ⟦your {possession} won't be there when you get back⟧.", span_label="threat"),
+    _t("tr-men05", "menace", "⟦People like you have a habit of disappearing⟧, {name}.", span_label="threat"),
+    _t("tr-men06", "menace", "⟦You'll regret ever opening your mouth⟧, I promise you that.", span_label="threat"),
+    _t("tr-men07", "menace", "⟦How sure are you that your doors are locked tonight⟧, {name}?", span_label="threat"),
+    _t("tr-men08", "menace", "⟦We've been parked outside your place all week⟧. Did you notice?", span_label="threat"),
+    _t("tr-men09", "menace", "⟦It's a long, dark walk from the bus stop to your door⟧, isn't it?", span_label="threat"),
+    _t("tr-men10", "menace", "⟦Your {loved} won't always have someone watching over them⟧, {name}.", span_label="threat"),
+    _t("tr-men11", "menace", "Keep testing me, {name}, and ⟦your {possession} is the first thing to go⟧.", span_label="threat"),
+    _t("tr-men12", "menace", "⟦I know your schedule better than you do⟧.", span_label="threat"),
+    _t("tr-men13", "menace", "⟦Everyone at your office is going to learn what happens to snitches⟧, {name}.", span_label="threat"),
+    _t("tr-men14", "menace", "⟦Hope your {possession} is insured⟧, {name}. ⟦Really, really hope so⟧.", span_label="threat"),
+    _t("tr-men15", "menace", "⟦Do you think your {loved} would enjoy a visit from us⟧, {name}?", span_label="threat"),
+    _t("tr-men16", "menace", "Say one more word and ⟦your {loved} will be the one who answers for it⟧.", span_label="threat"),
+    _t("tr-men17", "menace", "⟦We'll be waiting in your driveway when you get home tonight⟧, {name}.", span_label="threat"),
+    _t("tr-men18", "menace", "⟦Your {possession} is very easy to find⟧, {name}. ⟦So are you⟧.", span_label="threat"),
+    _t("tr-men19", "menace", "⟦If I were you, I wouldn't go out alone for a while⟧.", span_label="threat"),
+    _t("tr-men20", "menace", "⟦We have friends who know exactly where to find your {loved}⟧.", span_label="threat"),
+    _t("tr-men21", "menace", "Delete that post, {name}, ⟦or your family gets a knock on the door at 3 a.m.⟧", span_label="threat"),
+    _t("tr-men22", "menace", "⟦That road you take home is known for accidents⟧, {name}. ⟦Drive carefully⟧.", span_label="threat"),
+    _t("tr-men23", "menace", "⟦Your days of feeling safe in this town are over⟧.", span_label="threat"),
+    _t("tr-men24", "menace", "⟦Every time you look over your shoulder, think of us⟧.", span_label="threat"),
+    _t("tr-men25", "menace", "⟦Does your {loved} know you've made enemies⟧? ⟦They will⟧.", span_label="threat"),
+    _t("tr-men26", "menace", "You have until Friday, {name}. ⟦After that we stop being polite about your {possession}⟧.", span_label="threat"),
+    _t("tr-men27", "menace", "⟦We took some pictures of your {possession} last night⟧, {name}. ⟦Want to see them⟧?", span_label="threat"),
+    _t("tr-men28", "menace", "Keep ignoring my messages and ⟦you'll find out how far I'm willing to go⟧, {name}.", span_label="threat"),
+    _t("tr-men29", "menace", "⟦Your {loved} looked so peaceful through that window last night⟧.", span_label="threat"),
+    _t("tr-men30", "menace", "⟦You won't feel safe in your own home again⟧, {name}.", span_label="threat"),
+    _t("tr-men31", "menace", "⟦We're everywhere you go⟧, {name}: ⟦the gym, the supermarket, the car park at your office⟧.", span_label="threat"),
+    _t("tr-men32", "menace", "Report me again and ⟦you'll learn what that costs⟧.", span_label="threat"),
+    _t("dv-men01", "menace", "⟦Which carriage do you sit in on the 8:15⟧, {name}? ⟦We already know⟧.", "dev", "threat"),
+    _t("dv-men02", "menace", "{name}, ⟦your {loved} should be careful walking past our building⟧.", "dev", "threat"),
+    _t("dv-men03", "menace", "⟦Who looks after your {possession} while you're at work⟧, {name}? Drop the complaint.", "dev", "threat"),
+    _t("dv-men04", "menace", "⟦How long do you think you can keep your family safe⟧, {name}?", "dev", "threat"),
     # -- dehumanisation of groups (the target: the likening) -------------------------------
     _t("tr-deh01", "dehumanisation", "Honestly, {identities} are ⟦{dehum}⟧ and always will be.", span_label="identity_attack"),
     _t("tr-deh02", "dehumanisation", "Keep the {identities} out, they're ⟦{dehum}⟧.", span_label="identity_attack"),

@@ -75,6 +75,14 @@ DelicateOpt = Annotated[
         "not toxic) as a source of their own.",
     ),
 ]
+MenaceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--menace",
+        help="Add the menace training templates (indirect threats with no violent verb: "
+        "the reader's home, family or safety) as a source of their own.",
+    ),
+]
 
 
 def _print_json(obj: Any) -> None:
@@ -136,6 +144,7 @@ def run_command(
     ] = None,
     derogation: DerogationOpt = False,
     delicate: DelicateOpt = False,
+    menace: MenaceOpt = False,
     holdout: Annotated[
         str | None,
         typer.Option(
@@ -166,6 +175,7 @@ def run_command(
         broad_toxicity=broad_toxicity,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
         holdout=holdout,
     )
     typer.echo(str(run))
@@ -277,6 +287,7 @@ def distill_command(
     ] = True,
     derogation: DerogationOpt = False,
     delicate: DelicateOpt = False,
+    menace: MenaceOpt = False,
     init: InitOpt = None,
     stage: Annotated[
         int | None,
@@ -308,6 +319,7 @@ def distill_command(
         soft_on_gold=soft_on_gold,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
         init=init,
         stage=stage,
         export=export,

@@ -47,9 +47,10 @@ class TrainConfig:
     is set only when the run overrode its stage's choice; ``targeted`` says the run
     trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
     ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
-    (``None``: as ``targeted``), ``derogation`` and ``delicate`` whether the derogation and the delicate
-    (grief, illness) training templates joined its mixture. ``layers`` keeps the encoder's first layers
-    only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
+    (``None``: as ``targeted``), ``derogation``, ``delicate`` and ``menace`` whether
+    the derogation, the delicate (grief, illness) and the menace (indirect threat)
+    training templates joined its mixture. ``layers`` keeps the encoder's first
+    layers only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
     times the hard-label loss plus ``alpha`` times the soft loss against the
     teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
     toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``
@@ -80,6 +81,7 @@ class TrainConfig:
         "broad_toxicity": Nullable(Bool()),
         "derogation": Bool(),
         "delicate": Bool(),
+        "menace": Bool(),
         "layers": Nullable(Int(1)),
         "teacher": Nullable(Str(nonempty=True)),
         "alpha": Float(0, 1),
@@ -111,6 +113,7 @@ class TrainConfig:
     broad_toxicity: bool | None = None
     derogation: bool = False
     delicate: bool = False
+    menace: bool = False
     layers: int | None = None
     teacher: str | None = None
     alpha: float = 0.5

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import DELICATE_SOURCE, DEROGATION_SOURCE, Example, drop_fold
+from ._mixture import DELICATE_SOURCE, DEROGATION_SOURCE, MENACE_SOURCE, Example, drop_fold
 
 __all__ = [
     "TEACHER_PART",
@@ -276,12 +276,13 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "holdout": Nullable(Str(nonempty=True)),
     "derogation": Bool(),
     "delicate": Bool(),
+    "menace": Bool(),
 }
 
 
 #: Sources whose rows the teacher gets wrong by design (it never learned them): their
 #: labelled heads learn from their gold labels alone (:func:`with_soft_targets`).
-HARD_ONLY_SOURCES = frozenset({DEROGATION_SOURCE, DELICATE_SOURCE})
+HARD_ONLY_SOURCES = frozenset({DEROGATION_SOURCE, DELICATE_SOURCE, MENACE_SOURCE})
 
 
 def parse_holdout(holdout: str | None) -> tuple[int, int] | None:
@@ -311,6 +312,7 @@ def distill_examples(
     holdout: str | None = None,
     derogation: bool = False,
     delicate: bool = False,
+    menace: bool = False,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -323,8 +325,9 @@ def distill_examples(
     ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
     K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
     scores on that fold choose the shipped model's operating points.
-    ``derogation`` and ``delicate`` add the derogation and the delicate training
-    templates to stage ``stage``'s mixture (:func:`~tactful.train.build_mixture`).
+    ``derogation``, ``delicate`` and ``menace`` add the derogation, the delicate and
+    the menace training templates to stage ``stage``'s mixture
+    (:func:`~tactful.train.build_mixture`).
     """
     from ._run import stage_mixture
 
@@ -340,6 +343,7 @@ def distill_examples(
         holdout=holdout,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
     )
     fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
@@ -351,6 +355,7 @@ def distill_examples(
         **mix,
         derogation=p["derogation"],
         delicate=p["delicate"],
+        menace=p["menace"],
     )
     if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
@@ -413,6 +418,7 @@ def distill(
     soft_on_gold: bool = True,
     derogation: bool = False,
     delicate: bool = False,
+    menace: bool = False,
     init: str | Path | None = None,
     export: bool = True,
 ) -> Path:
@@ -427,8 +433,10 @@ def distill(
     templates to the mixture, with their labels alone as the toxicity and
     identity-attack targets (the teacher misses them); ``delicate`` the delicate
     (grief, illness) templates, with their labels alone as every head's target
-    (the teacher scores them barely delicate). Writes a run
-    folder like ``tactful train run``.
+    (the teacher scores them barely delicate); ``menace`` the menace templates
+    (indirect threats with no violent verb), with their labels alone as the
+    toxicity and threat targets (the teacher misses them). Writes a run folder like
+    ``tactful train run``.
     """
     p = validate_params(
         "distill",
@@ -475,6 +483,7 @@ def distill(
         holdout=holdout,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
@@ -512,6 +521,7 @@ def distill(
         holdout=holdout,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())

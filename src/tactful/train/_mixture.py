@@ -28,7 +28,8 @@ token type          ToxicSpans rater-level posts whose text is not in the
 With ``derogation=True`` the ``derogation`` source (the derogation training
 templates, toxicity and identity_attack 1 with their spans) joins too; with
 ``delicate=True`` the ``delicate_templates`` source (grief and serious illness,
-delicate 1 and not toxic).
+delicate 1 and not toxic); with ``menace=True`` the ``menace`` source (indirect
+threats with no violent verb, toxicity and threat 1 with their spans).
 
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
@@ -59,7 +60,12 @@ from typing import Any
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
-from ..functional import delicate_template_records, derogation_template_records, training_records
+from ..functional import (
+    delicate_template_records,
+    derogation_template_records,
+    menace_template_records,
+    training_records,
+)
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 
 __all__ = [
@@ -107,6 +113,10 @@ DEROGATION_SOURCE = "derogation"
 #: The source name of the delicate template rows (``build_mixture(delicate=True)``),
 #: gold-labelled like the derogation rows.
 DELICATE_SOURCE = "delicate_templates"
+
+#: The source name of the menace template rows (``build_mixture(menace=True)``),
+#: gold-labelled like the derogation rows.
+MENACE_SOURCE = "menace"
 
 #: Rows kept per source (None = all). Chosen so one epoch of the mixture runs in
 #: about an hour on a 2-core CPU; see the model card for the measured time.
@@ -213,6 +223,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "broad_toxicity": Nullable(Bool()),
     "derogation": Bool(),
     "delicate": Bool(),
+    "menace": Bool(),
 }
 
 
@@ -230,6 +241,7 @@ def build_mixture(
     broad_toxicity: bool | None = None,
     derogation: bool = False,
     delicate: bool = False,
+    menace: bool = False,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -262,7 +274,10 @@ def build_mixture(
     without it (only the final shuffle differs). ``delicate=True`` adds the
     ``delicate_templates`` source the same way: every row of
     :func:`~tactful.functional.delicate_template_records` (grief and serious
-    illness; delicate 1, toxicity 0, no toxic character).
+    illness; delicate 1, toxicity 0, no toxic character), and ``menace=True``
+    the ``menace`` source: every row of
+    :func:`~tactful.functional.menace_template_records` (indirect threats with no
+    violent verb; toxicity and threat 1, the menacing words as ``threat`` spans).
     """
     p = validate_params(
         "build_mixture",
@@ -276,6 +291,7 @@ def build_mixture(
         broad_toxicity=broad_toxicity,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
     )
     broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
@@ -428,16 +444,16 @@ def build_mixture(
         ]
     if "targeted" in wanted:
         out["targeted"] = [_targeted_example(r) for r in training_records(data_dir, seed=seed)]
-    if p["derogation"]:
-        out[DEROGATION_SOURCE] = [
-            dataclasses.replace(_targeted_example(r), source=DEROGATION_SOURCE)
-            for r in derogation_template_records(seed=seed)
-        ]
-    if p["delicate"]:
-        out[DELICATE_SOURCE] = [
-            dataclasses.replace(_targeted_example(r), source=DELICATE_SOURCE)
-            for r in delicate_template_records(seed=seed)
-        ]
+    # the template sources asked for by name: every row, from no random stream
+    for asked, name, records in (
+        (p["derogation"], DEROGATION_SOURCE, derogation_template_records),
+        (p["delicate"], DELICATE_SOURCE, delicate_template_records),
+        (p["menace"], MENACE_SOURCE, menace_template_records),
+    ):
+        if asked:
+            out[name] = [
+                dataclasses.replace(_targeted_example(r), source=name) for r in records(seed=seed)
+            ]
 
     examples: list[Example] = []
     for name in sorted(out):

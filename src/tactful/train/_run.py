@@ -217,6 +217,7 @@ def stage_mixture(
     broad_toxicity: bool | None = None,
     derogation: bool = False,
     delicate: bool = False,
+    menace: bool = False,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -227,8 +228,8 @@ def stage_mixture(
     rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
     ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
     label the toxicity head (see :func:`~tactful.train.build_mixture`);
-    ``derogation`` and ``delicate`` add the derogation and the delicate templates
-    as sources of their own.
+    ``derogation``, ``delicate`` and ``menace`` add the derogation, the delicate
+    and the menace templates as sources of their own.
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -243,6 +244,7 @@ def stage_mixture(
             broad_toxicity=broad_toxicity,
             derogation=derogation,
             delicate=delicate,
+            menace=menace,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -258,6 +260,7 @@ def stage_mixture(
         broad_toxicity=broad_toxicity,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
     )
     return examples, run_seed
 
@@ -373,6 +376,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "broad_toxicity": Nullable(Bool()),
     "derogation": Bool(),
     "delicate": Bool(),
+    "menace": Bool(),
     "holdout": Nullable(Str(nonempty=True)),
 }
 
@@ -393,6 +397,7 @@ def run_training(
     broad_toxicity: bool | None = None,
     derogation: bool = False,
     delicate: bool = False,
+    menace: bool = False,
     holdout: str | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
@@ -435,6 +440,10 @@ def run_training(
     delicate : bool, default=False
         Add the delicate training templates (grief and serious illness) as a
         source of their own (:func:`~tactful.functional.delicate_template_records`).
+    menace : bool, default=False
+        Add the menace training templates (indirect threats with no violent
+        verb) as a source of their own
+        (:func:`~tactful.functional.menace_template_records`).
     holdout : str, optional
         ``"K/N"``: leave out ToxicChat train fold K of N
         (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
@@ -461,6 +470,7 @@ def run_training(
         broad_toxicity=broad_toxicity,
         derogation=derogation,
         delicate=delicate,
+        menace=menace,
         holdout=holdout,
     )
     from ._distill import parse_holdout
@@ -482,6 +492,7 @@ def run_training(
         "broad_toxicity": p["broad_toxicity"],
         "derogation": p["derogation"],
         "delicate": p["delicate"],
+        "menace": p["menace"],
     }
     common = {
         "epochs": p["epochs"],
@@ -491,6 +502,7 @@ def run_training(
         "broad_toxicity": p["broad_toxicity"],
         "derogation": p["derogation"],
         "delicate": p["delicate"],
+        "menace": p["menace"],
         "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
