@@ -39,11 +39,17 @@ def test_card_pins_the_shipped_files():
     for name, digest in card["sha256"].items():
         assert hashlib.sha256((MODEL_DIR / name).read_bytes()).hexdigest() == digest
     assert (MODEL_DIR / "model.onnx").stat().st_size <= 30_000_000
-    # model 2.0.0: a four-layer MiniLM student of builtin-large, dynamic int8
-    assert card["version"] == "2.0.0" and card["quantization"] == "dynamic"
+    # model 2.1.0: a four-layer MiniLM student of builtin-large 2.2.0 (stage 7), then a
+    # chat pass from its weights (stage 10), dynamic int8
+    assert card["version"] == "2.1.0" and card["quantization"] == "dynamic"
     assert card["architecture"].startswith("MiniLM-L4-H384 encoder")
     assert card["base_model"].endswith("; the student keeps its first 4 layers")
-    assert card["training"]["config"]["teacher"] == "src/tactful/models/builtin-large"
+    training = card["training"]
+    assert list(training) == ["stage7", "stage10"]
+    for stage in training.values():
+        assert stage["config"]["teacher"] == "src/tactful/models/builtin-large"
+        assert stage["teacher_model"]["version"] == "2.2.0"
+    assert training["stage10"]["config"]["init"] == "runs/s23/model.pt"
     assert set(card["thresholds"]) >= {"toxicity", "jailbreak", "delicate", "span"}
     assert all(0.0 < v < 1.0 for v in card["thresholds"].values())
 

@@ -398,9 +398,9 @@ def test_the_shipped_cards_run_is_pinned_through_its_export():
 
     card = load_card()
     run = tt.source_run(card)
-    # model 2.0.0 records its run (the student runs/s4c): its model.pt and its export,
-    # which is the shipped file
-    assert run.dir == Path("runs/s4c") and run.version == "2.0.0"
+    # model 2.1.0 records its run (the student's chat pass runs/s25): its model.pt and
+    # its export, which is the shipped file
+    assert run.dir == Path("runs/s25") and run.version == "2.1.0"
     assert set(run.sha256) == {"model.pt", "export/model.onnx"}
     assert run.sha256["export/model.onnx"] == card["sha256"]["model.onnx"]
     # model 1.2.0 was shipped before source_run was recorded: its dev command names the run

@@ -328,31 +328,33 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
     from tactful.train import THRESHOLD_GRID, choose_span_threshold, span_sets
 
     card, mod = load_card(), BuiltinModerator()
-    t, f = choose_span_threshold(mod, data_dir)
-    assert t in THRESHOLD_GRID
-    # The trial curve is flat near its top, so its argmax moves by a grid step when
-    # the span-edge rule changes (measured at 494b1f2: best 0.375 at F1 0.6807; the
-    # card's 0.3 gives its 0.6783): the card's threshold must still score the card's
-    # trial F1 (within 0.005) and lie within 0.005 of the best point.
-    trial_texts = [r.text for r in load_dataset("toxicspans", "dev", data_dir)]
-    trial_gold = [span_offsets(r.spans) for r in load_dataset("toxicspans", "dev", data_dir)]
-    at_card = span_f1(
-        trial_gold,
-        span_sets(mod, trial_texts, mod.predict_arrays(trial_texts), card["thresholds"]["span"]),
-    )
-    assert abs(at_card - card["dev"]["toxicspans_trial_span_f1"]) < 0.005
-    assert f - 0.005 < at_card <= f
-    # against the raters' > 50 % gold of the same posts: scored on that gold, not the file's
-    t_r, f_r = choose_span_threshold(mod, data_dir, "raters")
     trial = load_dataset("toxicspans", "dev", data_dir)
     majority = {
         r.text: span_offsets(r.spans) for r in load_dataset("toxicspans_raters", "all", data_dir)
     }
-    gold = [majority[r.text] for r in trial]
-    assert sum(g != span_offsets(r.spans) for g, r in zip(gold, trial, strict=True)) == 690 - 313
+    file_gold = [span_offsets(r.spans) for r in trial]
+    raters_gold = [majority[r.text] for r in trial]
+    assert sum(g != h for g, h in zip(raters_gold, file_gold, strict=True)) == 690 - 313
     texts = [r.text for r in trial]
-    pred = span_sets(mod, texts, mod.predict_arrays(texts), t_r)
-    assert span_f1(gold, pred) == f_r
+    arrays = mod.predict_arrays(texts)
+    t, f = choose_span_threshold(mod, data_dir)
+    t_r, f_r = choose_span_threshold(mod, data_dir, "raters")
+    assert t in THRESHOLD_GRID and t_r in THRESHOLD_GRID
+    # against the raters' > 50 % gold of the same posts: scored on that gold, not the file's
+    assert span_f1(raters_gold, span_sets(mod, texts, arrays, t_r)) == f_r
+    # The card's point was chosen on one of the two golds: the file's spans, or (model
+    # 2.1.0, whose last stage learned them) the raters'. The trial curve is flat near its
+    # top, so its argmax moves by a grid step when the span-edge rule changes (measured
+    # at 494b1f2: best 0.375 at F1 0.6807; the card's 0.3 gives its 0.6783): the card's
+    # threshold must still score the card's trial F1 (within 0.005) and lie within 0.005
+    # of the best point on that gold.
+    dev = card["dev"]
+    raters = "toxicspans_trial_raters_span_f1" in dev
+    gold, best = (raters_gold, f_r) if raters else (file_gold, f)
+    recorded = dev["toxicspans_trial_raters_span_f1" if raters else "toxicspans_trial_span_f1"]
+    at_card = span_f1(gold, span_sets(mod, texts, arrays, card["thresholds"]["span"]))
+    assert abs(at_card - recorded) < 0.005
+    assert best - 0.005 < at_card <= best
     # spans point at characters: "idiot" in a trial-like post is covered at the card's threshold
     text = "you are an idiot"
     assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[0] >= frozenset(

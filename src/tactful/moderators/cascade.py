@@ -38,7 +38,9 @@ __all__ = ["DEFAULT_JAILBREAK_BAND", "DEFAULT_TOXICITY_BAND", "CascadeModerator"
 #: of dev sent). Checked again for builtin-large 2.2.0: the two differ on 8 dev
 #: texts, two of them with small-model toxicity under 0.02, so no band of the grid
 #: sends 90 % of them (at most 75 %), and the bands were kept (62 % of them, 8.9 %
-#: of dev sent).
+#: of dev sent). Checked again for builtin 2.1.0: the same picture (8 dev texts, at
+#: most 75 % of them sent by any band of the grid), the bands kept (62 %, 7.5 % of
+#: dev sent).
 DEFAULT_TOXICITY_BAND = (0.05, 0.8)
 #: Small-model jailbreak probabilities sent to the large model: none on their own
 #: (the rule above needs no jailbreak band; a text in the toxicity band is sent
