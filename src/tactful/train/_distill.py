@@ -499,11 +499,11 @@ def distill(
         hard_only=HARD_ONLY_SOURCES,
     )
     st: dict[str, Any] = STAGES.get(stage, {})
-    rates = {} if init_path is None else {"lr": st["lr"], "head_lr": st["head_lr"]}
+    rates = {"head_lr": 1e-3} if init_path is None else {"lr": st["lr"], "head_lr": st["head_lr"]}
     cfg = TrainConfig(
         epochs=p["epochs"],
         seed=run_seed,
-        **{"head_lr": 1e-3, **rates},
+        **rates,
         max_len=int(st.get("max_len", 256)),
         stage=stage,
         init=None if init_path is None else str(init_path),
