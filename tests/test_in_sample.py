@@ -449,3 +449,25 @@ def test_eval_unseen_on_the_command_line(fake_data):
     got = json.loads(res.stdout)
     assert (got["n"], got["n_dropped_in_sample"], got["in_sample"]) == (2, 3, False)
     assert res.stderr == ""
+
+
+def test_a_chain_that_repeats_a_stage_keeps_every_stage_in_the_card(tmp_path):
+    # builtin 2.2.0's chain: stage 7, then two stage-10 passes (distill --init from a
+    # stage-10 student). Keyed by stage number alone, the card dropped the first pass.
+    from tactful.train import run_stages
+    from tactful.train._card import stage_keys
+
+    init = None
+    for name, seed, stage in [("s23", 6, 7), ("s25", 10, 10), ("s27", 10, 10)]:
+        (tmp_path / name).mkdir()
+        config = {"seed": seed, "stage": stage, "init": init}
+        (tmp_path / name / "train.json").write_text(json.dumps({"config": config}))
+        init = str(tmp_path / name / "model.pt")
+    stages = run_stages(tmp_path / "s27")
+    assert stage_keys(stages) == ["stage7", "stage10", "stage10_2"]
+    assert [s["config"]["init"] for s in stages] == [
+        None,
+        str(tmp_path / "s23" / "model.pt"),
+        str(tmp_path / "s25" / "model.pt"),
+    ]
+    assert stage_keys([{"stage": 1}]) == ["stage1"]

@@ -8,6 +8,7 @@ import random
 import re
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
@@ -121,6 +122,19 @@ def run_stages(run_dir: str | Path) -> list[dict[str, Any]]:
         out.append(info)
         path = Path(init).parent / "train.json" if init else None
     return out[::-1]
+
+
+def stage_keys(stages: list[dict[str, Any]]) -> list[str]:
+    """The card's key of each stage of a chain, oldest first: ``stage7``, ``stage10``,
+    and ``stage10_2`` for a second run of the same stage (``distill --init`` from a
+    stage-10 student), so that no stage of the chain drops out of the card."""
+    seen: Counter[int] = Counter()
+    keys = []
+    for s in stages:
+        seen[s["stage"]] += 1
+        n = seen[s["stage"]]
+        keys.append(f"stage{s['stage']}" + (f"_{n}" if n > 1 else ""))
+    return keys
 
 
 def offensive_dev_rows(
@@ -534,7 +548,9 @@ def ship(
     if soup_of:
         train_info: dict[str, Any] = {"soup_of": soup_of, "stages": stages}
     else:
-        train_info = {f"stage{s['stage']}": s for s in stages} if len(stages) > 1 else stages[0]
+        train_info = (
+            dict(zip(stage_keys(stages), stages, strict=True)) if len(stages) > 1 else stages[0]
+        )
     info = ENCODER_INFO[encoder]
     layers = run_layers(run)
     # a student that kept the encoder's first layers says how many
