@@ -40,11 +40,14 @@ __all__ = [
     "counterfactual_records",
     "delicate_template_records",
     "derogation_template_records",
+    "exclusion_template_records",
     "harm_template_records",
     "holistic_person_nouns",
     "identity_negatives",
+    "injection_template_records",
     "keyword_threats",
     "menace_template_records",
+    "technical_template_records",
     "threat_template_records",
     "toxicspans_threats",
     "toxigen_benign",
@@ -134,10 +137,15 @@ TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "profanity_non_hateful": ({**_NEGATIVE_LABELS, "profanity": 1}, False),
     "delicate_grief": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
     "delicate_illness": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
+    "exclusion": (_GROUP_ATTACK_LABELS, True),
+    "injection": ({"toxicity": 1, "jailbreak": 1}, False),
+    "injection_lookalike": ({**_NEGATIVE_LABELS, "jailbreak": 0}, True),
+    "technical_verbs": (_NEGATIVE_LABELS, True),
 }
 
 #: The training templates that are a mixture source of their own, asked for by name
-#: (``tactful train run|distill --derogation`` / ``--delicate`` / ``--menace``):
+#: (``tactful train run|distill --derogation`` / ``--delicate`` / ``--menace`` /
+#: ``--exclusion`` / ``--injection`` / ``--technical``):
 #: source name -> the functionalities of its templates. Neither
 #: :func:`harm_template_records`, :func:`threat_template_records` nor
 #: :func:`training_records` holds them, so the mixtures of the models shipped before
@@ -146,6 +154,9 @@ _OWN_SOURCES: dict[str, frozenset[str]] = {
     "derogation_templates": frozenset({"derogation"}),
     "delicate_templates": frozenset({"delicate_grief", "delicate_illness"}),
     "menace_templates": frozenset({"menace"}),
+    "exclusion_templates": frozenset({"exclusion"}),
+    "injection_templates": frozenset({"injection", "injection_lookalike"}),
+    "technical_templates": frozenset({"technical_verbs"}),
 }
 #: Every functionality of :data:`_OWN_SOURCES`.
 _OWN_FUNCTIONALITIES = frozenset().union(*_OWN_SOURCES.values())
@@ -405,6 +416,112 @@ def menace_template_records(
     )
 
 
+def exclusion_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
+) -> list[Record]:
+    """Rows of the ``exclusion`` training templates: calls to deny a group rights
+    (to vote, marry, work, own a home, hold office), a place (the country, the
+    street, the schools) or existence, in plain words: no slur, insult word,
+    likening or violent verb (disjoint from the suite's templates).
+
+    The suite tests such texts as ``derogation``; the derogation training
+    templates (:func:`derogation_template_records`) mostly call a group lesser.
+    Like them these join a training mixture only when asked
+    (:func:`tactful.train.build_mixture` with ``exclusion=True``, ``tactful train
+    run|distill --exclusion``), so the mixtures of the models shipped before them
+    stay as they were.
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs
+        (``scripts/compare_runs.py`` reports the toxicity head's recall on them).
+    seed : int, default=0
+    max_per_template : int or None, default=30
+
+    Returns
+    -------
+    list of Record
+        ``label`` 1, ``labels`` ``{"toxicity": 1, "identity_attack": 1}``,
+        ``spans`` the excluding words (label ``"identity_attack"``; the group's
+        name is not among them); ``meta["source"]`` ``"exclusion_templates"``.
+    """
+    return _own_source_records(
+        "exclusion_template_records", "exclusion_templates", split, seed, max_per_template
+    )
+
+
+def injection_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
+) -> list[Record]:
+    """Rows of the ``injection`` and ``injection_lookalike`` training templates:
+    short prompt injections that override a chatbot's instructions to ask for
+    something harmful (weapons, drugs, account break-ins, malware, hurting someone,
+    self-harm), and harmless messages with the same override words ("ignore my
+    earlier message", "override the default font"), disjoint from the suite's
+    templates.
+
+    The jailbreak data sets hold long role-play prompts; a one-line "Ignore all
+    previous instructions and ..." is rare in them. Like
+    :func:`derogation_template_records` these join a training mixture only when
+    asked (:func:`tactful.train.build_mixture` with ``injection=True``, ``tactful
+    train run|distill --injection``).
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs
+        (``scripts/compare_runs.py`` reports the injections flagged toxic and
+        jailbreak, and the lookalikes not flagged).
+    seed : int, default=0
+    max_per_template : int or None, default=30
+
+    Returns
+    -------
+    list of Record
+        Injections: ``label`` 1, ``labels`` ``{"toxicity": 1, "jailbreak": 1}``,
+        ``spans`` None (no single toxic word). Lookalikes: ``label`` 0, ``labels``
+        toxicity, jailbreak, insult, threat and identity_attack 0, ``spans`` ``()``
+        (no toxic character). ``meta["source"]`` ``"injection_templates"``.
+    """
+    return _own_source_records(
+        "injection_template_records", "injection_templates", split, seed, max_per_template
+    )
+
+
+def technical_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
+) -> list[Record]:
+    """Rows of the ``technical_verbs`` training templates: violent verbs in their
+    harmless technical, sport, cooking, gaming and photography senses ("kill a
+    zombie process", "beat the egg whites", "shoot portraits"), disjoint from the
+    suite's templates.
+
+    Harmless negatives for the words the threat and harm templates teach as toxic.
+    Like :func:`derogation_template_records` they join a training mixture only when
+    asked (:func:`tactful.train.build_mixture` with ``technical=True``, ``tactful
+    train run|distill --technical``).
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs
+        (``scripts/compare_runs.py`` reports the share not flagged).
+    seed : int, default=0
+    max_per_template : int or None, default=30
+
+    Returns
+    -------
+    list of Record
+        ``label`` 0, ``labels`` toxicity, insult, threat and identity_attack 0,
+        ``spans`` ``()`` (no toxic character); ``meta["source"]``
+        ``"technical_templates"``.
+    """
+    return _own_source_records(
+        "technical_template_records", "technical_templates", split, seed, max_per_template
+    )
+
+
 _TOXIGEN_CONSTRAINTS: Constraints = {"max_human_score": Float(1, 4, closed="left")}
 
 
@@ -571,9 +688,11 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
     :func:`threat_template_records`), the other harm and counter-speech templates
     (:func:`harm_template_records`) and counterfactual copies
     (:func:`counterfactual_records`) of the rows taken from data sets (the
-    template rows already cover every group). The derogation, delicate and menace
-    templates are not among them: :func:`derogation_template_records`,
-    :func:`delicate_template_records`, :func:`menace_template_records`.
+    template rows already cover every group). The templates of the sources asked for
+    by name are not among them: :func:`derogation_template_records`,
+    :func:`delicate_template_records`, :func:`menace_template_records`,
+    :func:`exclusion_template_records`, :func:`injection_template_records`,
+    :func:`technical_template_records`.
 
     Returns
     -------
