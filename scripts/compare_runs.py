@@ -25,7 +25,18 @@ grief and serious illness, all delicate) the delicate head reaches its card poin
 at, and the share of the held-out menace templates' rows
 (:func:`tactful.functional.menace_template_records` with ``split="dev"``:
 indirect threats with no violent verb, all toxic) the toxicity head flags at the
-dev threshold.
+dev threshold. The same for the held-out templates of the sources asked for by
+``--exclusion``, ``--injection`` and ``--technical``: the share of the exclusion
+rows (:func:`tactful.functional.exclusion_template_records`, ``split="dev"``: a
+group denied rights, a place or existence, all toxic) flagged at the dev
+threshold; the share of the injection rows
+(:func:`tactful.functional.injection_template_records`, ``split="dev"``) flagged
+toxic at the dev threshold *and* at or above the jailbreak point (the best mean
+ToxicChat dev jailbreak F1 over the bootstrap resamples, as the card chooses it),
+and the share of their harmless lookalikes flagged neither way (a pass rate); and
+the share of the technical-verb rows
+(:func:`tactful.functional.technical_template_records`, ``split="dev"``: "kill a
+zombie process", all harmless) not flagged at the dev threshold (a pass rate).
 
 A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
 may stand in for a run; its span gold is SemEval's.
@@ -104,6 +115,45 @@ def dev_toxic_recall(mod: BuiltinModerator, threshold: float, texts: list[str]) 
     return float((p >= threshold).mean())
 
 
+def dev_exclusion(mod: BuiltinModerator, threshold: float) -> dict:
+    """Recall of the toxicity head on the held-out exclusion templates."""
+    from tactful.functional import exclusion_template_records
+
+    texts = [r.text for r in exclusion_template_records(split="dev")]
+    return {"exclusion_n": len(texts), "exclusion_recall": dev_toxic_recall(mod, threshold, texts)}
+
+
+def dev_injection(mod: BuiltinModerator, threshold: float, jailbreak_threshold: float) -> dict:
+    """On the held-out injection templates: the share of injections flagged toxic at
+    ``threshold`` and jailbreak at ``jailbreak_threshold``, and the share of their
+    harmless lookalikes flagged neither way."""
+    from tactful.functional import injection_template_records
+
+    rows = injection_template_records(split="dev")
+    seq = mod.predict_arrays([r.text for r in rows])[0]
+    toxic = seq[:, SEQ_HEADS.index("toxicity")] >= threshold
+    jailbreak = seq[:, SEQ_HEADS.index("jailbreak")] >= jailbreak_threshold
+    attack = np.array([r.label == 1 for r in rows])
+    return {
+        "injection_n": int(attack.sum()),
+        "injection_recall": float((toxic & jailbreak)[attack].mean()),
+        "lookalike_n": int((~attack).sum()),
+        "lookalike_pass": float((~toxic & ~jailbreak)[~attack].mean()),
+    }
+
+
+def dev_technical(mod: BuiltinModerator, threshold: float) -> dict:
+    """The share of the held-out technical-verb templates' rows (all harmless) the
+    toxicity head does not flag at ``threshold``."""
+    from tactful.functional import technical_template_records
+
+    texts = [r.text for r in technical_template_records(split="dev")]
+    return {
+        "technical_n": len(texts),
+        "technical_pass": 1 - dev_toxic_recall(mod, threshold, texts),
+    }
+
+
 def dev_derogation(mod: BuiltinModerator, threshold: float) -> dict:
     """Recall of the toxicity head on the held-out derogation templates."""
     from tactful.functional import derogation_template_records
@@ -141,11 +191,17 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         load_dataset("toxicchat", "dev", data_dir),
         load_dataset("toxicchat", "test", data_dir),
     )
-    p_dev = mod.predict_arrays([r.text for r in dev])[0][:, k]
+    seq_dev = mod.predict_arrays([r.text for r in dev])[0]
+    p_dev = seq_dev[:, k]
     p_test = mod.predict_arrays([r.text for r in test])[0][:, k]
     y_dev = np.array([int(r.labels["toxicity"]) for r in dev])
     y_test = np.array([int(r.labels["toxicity"]) for r in test])
     t, dev_f1 = best_f1_threshold(y_dev, p_dev, resamples=DEV_RESAMPLES)
+    jb_t, _ = best_f1_threshold(
+        np.array([int(r.labels["jailbreak"]) for r in dev]),
+        seq_dev[:, SEQ_HEADS.index("jailbreak")],
+        resamples=DEV_RESAMPLES,
+    )
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
     span_gold = run_span_gold(run_stages(run)) if (run / "train.json").is_file() else "semeval"
@@ -158,6 +214,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         "dev_ap": average_precision(y_dev, p_dev),
         "test_ap": average_precision(y_test, p_test),
         "dev_threshold": t,
+        "jailbreak_threshold": jb_t,
         "dev_f1": dev_f1,
         "test_f1": precision_recall_f1(y_test, flag.astype(int))["f1"],
         "test_jailbreak_recall": jailbreak_recall(
@@ -171,6 +228,9 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         **dev_derogation(mod, t),
         **dev_delicate(mod),
         **dev_menace(mod, t),
+        **dev_exclusion(mod, t),
+        **dev_injection(mod, t, jb_t),
+        **dev_technical(mod, t),
     }
 
 
@@ -185,7 +245,8 @@ def main() -> None:
         print(
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
-            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6} {'menace':>6}"
+            f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6} {'menace':>6} "
+            f"{'exclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
@@ -196,7 +257,9 @@ def main() -> None:
                 f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
                 f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f} "
-                f"{r['menace_recall']:6.3f}",
+                f"{r['menace_recall']:6.3f} {r['exclusion_recall']:6.3f} "
+                f"{r['injection_recall']:6.3f} {r['lookalike_pass']:6.3f} "
+                f"{r['technical_pass']:6.3f}",
                 flush=True,
             )
     if a.json:

@@ -75,6 +75,9 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             derogation=bool(config.get("derogation", False)),
             delicate=bool(config.get("delicate", False)),
             menace=bool(config.get("menace", False)),
+            exclusion=bool(config.get("exclusion", False)),
+            injection=bool(config.get("injection", False)),
+            technical=bool(config.get("technical", False)),
         )
     else:
         examples, seed = stage_mixture(
@@ -88,6 +91,9 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             derogation=bool(config.get("derogation", False)),
             delicate=bool(config.get("delicate", False)),
             menace=bool(config.get("menace", False)),
+            exclusion=bool(config.get("exclusion", False)),
+            injection=bool(config.get("injection", False)),
+            technical=bool(config.get("technical", False)),
         )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

@@ -138,6 +138,12 @@ def test_crossfit_runs_are_checked(tmp_path):
     assert tt.crossfit_runs(final, [one, calm]) == [(one, 1, 2), (calm, 2, 2)]
     menacing = _fake_run(tmp_path, "menacing", "2/2", menace=True)
     refused([one, menacing], f"{menacing} was not trained like {final}: menace differ.")
+    for name in ("exclusion", "injection", "technical"):
+        # a final run whose train.json predates the flag trained without it
+        off = _fake_run(tmp_path, f"no-{name}", "2/2", **{name: False})
+        assert tt.crossfit_runs(final, [one, off]) == [(one, 1, 2), (off, 2, 2)]
+        on = _fake_run(tmp_path, f"with-{name}", "2/2", **{name: True})
+        refused([one, on], f"{on} was not trained like {final}: {name} differ.")
     (two / "export" / "model.onnx").unlink()
     refused([one, two], f"{two} holds no export/model.onnx: tactful train export it.")
     refused(

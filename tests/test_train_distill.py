@@ -222,7 +222,58 @@ def test_the_menace_templates_join_the_student_and_keep_their_gold_labels(data_d
     added = [e for e in more if e.source == MENACE_SOURCE]
     assert seed2 == seed and len(added) == 359 and len(more) == len(base) + 359
     # the teacher never learned these rows: their labelled heads learn from gold only
-    assert HARD_ONLY_SOURCES == {DEROGATION_SOURCE, DELICATE_SOURCE, MENACE_SOURCE}
+    assert {DEROGATION_SOURCE, DELICATE_SOURCE, MENACE_SOURCE} <= HARD_ONLY_SOURCES
+
+
+def test_the_exclusion_injection_technical_templates_join_the_student(data_dir):
+    from collections import Counter
+
+    from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples, with_soft_targets
+    from tactful.train._mixture import (
+        DELICATE_SOURCE,
+        DEROGATION_SOURCE,
+        EXCLUSION_SOURCE,
+        INJECTION_SOURCE,
+        MENACE_SOURCE,
+        TECHNICAL_SOURCE,
+    )
+
+    own = {"derogation": True, "delicate": True, "menace": True}
+    base, seed = distill_examples(data_dir, stage=10, extra=0, **own)
+    more, seed2 = distill_examples(
+        data_dir, stage=10, extra=0, **own, exclusion=True, injection=True, technical=True
+    )
+    counts = Counter(e.source for e in more)
+    assert seed2 == seed
+    assert [counts[s] for s in (EXCLUSION_SOURCE, INJECTION_SOURCE, TECHNICAL_SOURCE)] == [
+        720,
+        256,
+        93,
+    ]
+    assert len(more) == len(base) + 720 + 256 + 93
+    assert Counter(e.text for e in more if e.source not in HARD_ONLY_SOURCES) == Counter(
+        e.text for e in base if e.source not in HARD_ONLY_SOURCES
+    )
+    # the jailbreak head gets the injections' gold labels (1, and 0 for the lookalikes)
+    jb = SEQ_HEADS.index("jailbreak")
+    injections = [e for e in more if e.source == INJECTION_SOURCE]
+    assert Counter(e.seq[jb] for e in injections) == {1.0: 192, 0.0: 64}
+    # ... and no teacher target where it has one
+    e = next(e for e in injections if e.seq[jb] == 1.0)
+    logits = np.zeros((1, len(SEQ_HEADS)), np.float32)
+    (soft,) = with_soft_targets(
+        [e], [e.text], logits, [np.zeros(len(e.text))], hard_only=HARD_ONLY_SOURCES
+    )
+    assert math.isnan(soft.soft_seq[jb]) and math.isnan(soft.soft_seq[SEQ_HEADS.index("toxicity")])
+    # the teacher never learned these rows: their labelled heads learn from gold only
+    assert HARD_ONLY_SOURCES == {
+        DEROGATION_SOURCE,
+        DELICATE_SOURCE,
+        MENACE_SOURCE,
+        EXCLUSION_SOURCE,
+        INJECTION_SOURCE,
+        TECHNICAL_SOURCE,
+    }
 
 
 def _student_run(root, name, *, layers=1, holdout=None):

@@ -83,6 +83,31 @@ MenaceOpt = Annotated[
         "the reader's home, family or safety) as a source of their own.",
     ),
 ]
+ExclusionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--exclusion",
+        help="Add the exclusion training templates (a group denied the vote, a home, a "
+        "country or existence, in plain words) as a source of their own.",
+    ),
+]
+InjectionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--injection",
+        help="Add the injection training templates (prompt injections with a harmful "
+        "request: toxic and jailbreak; harmless 'ignore my last message' lookalikes: "
+        "neither) as a source of their own.",
+    ),
+]
+TechnicalOpt = Annotated[
+    bool,
+    typer.Option(
+        "--technical",
+        help="Add the technical-verb training templates ('kill a zombie process', 'beat "
+        "the egg whites': not toxic) as a source of their own.",
+    ),
+]
 
 
 def _print_json(obj: Any) -> None:
@@ -145,6 +170,9 @@ def run_command(
     derogation: DerogationOpt = False,
     delicate: DelicateOpt = False,
     menace: MenaceOpt = False,
+    exclusion: ExclusionOpt = False,
+    injection: InjectionOpt = False,
+    technical: TechnicalOpt = False,
     holdout: Annotated[
         str | None,
         typer.Option(
@@ -176,6 +204,9 @@ def run_command(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
         holdout=holdout,
     )
     typer.echo(str(run))
@@ -288,6 +319,9 @@ def distill_command(
     derogation: DerogationOpt = False,
     delicate: DelicateOpt = False,
     menace: MenaceOpt = False,
+    exclusion: ExclusionOpt = False,
+    injection: InjectionOpt = False,
+    technical: TechnicalOpt = False,
     init: InitOpt = None,
     stage: Annotated[
         int | None,
@@ -320,6 +354,9 @@ def distill_command(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
         init=init,
         stage=stage,
         export=export,

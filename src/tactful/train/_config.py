@@ -47,9 +47,11 @@ class TrainConfig:
     is set only when the run overrode its stage's choice; ``targeted`` says the run
     trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
     ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
-    (``None``: as ``targeted``), ``derogation``, ``delicate`` and ``menace`` whether
-    the derogation, the delicate (grief, illness) and the menace (indirect threat)
-    training templates joined its mixture. ``layers`` keeps the encoder's first
+    (``None``: as ``targeted``), ``derogation``, ``delicate``, ``menace``,
+    ``exclusion``, ``injection`` and ``technical`` whether the derogation, the
+    delicate (grief, illness), the menace (indirect threat), the exclusion (a group
+    denied rights, a place or existence), the injection (prompt injections and
+    lookalikes) and the technical-verb training templates joined its mixture. ``layers`` keeps the encoder's first
     layers only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
     times the hard-label loss plus ``alpha`` times the soft loss against the
     teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
@@ -82,6 +84,9 @@ class TrainConfig:
         "derogation": Bool(),
         "delicate": Bool(),
         "menace": Bool(),
+        "exclusion": Bool(),
+        "injection": Bool(),
+        "technical": Bool(),
         "layers": Nullable(Int(1)),
         "teacher": Nullable(Str(nonempty=True)),
         "alpha": Float(0, 1),
@@ -114,6 +119,9 @@ class TrainConfig:
     derogation: bool = False
     delicate: bool = False
     menace: bool = False
+    exclusion: bool = False
+    injection: bool = False
+    technical: bool = False
     layers: int | None = None
     teacher: str | None = None
     alpha: float = 0.5

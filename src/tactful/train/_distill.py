@@ -25,7 +25,16 @@ import numpy as np
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import DELICATE_SOURCE, DEROGATION_SOURCE, MENACE_SOURCE, Example, drop_fold
+from ._mixture import (
+    DELICATE_SOURCE,
+    DEROGATION_SOURCE,
+    EXCLUSION_SOURCE,
+    INJECTION_SOURCE,
+    MENACE_SOURCE,
+    TECHNICAL_SOURCE,
+    Example,
+    drop_fold,
+)
 
 __all__ = [
     "TEACHER_PART",
@@ -277,12 +286,24 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "derogation": Bool(),
     "delicate": Bool(),
     "menace": Bool(),
+    "exclusion": Bool(),
+    "injection": Bool(),
+    "technical": Bool(),
 }
 
 
 #: Sources whose rows the teacher gets wrong by design (it never learned them): their
 #: labelled heads learn from their gold labels alone (:func:`with_soft_targets`).
-HARD_ONLY_SOURCES = frozenset({DEROGATION_SOURCE, DELICATE_SOURCE, MENACE_SOURCE})
+HARD_ONLY_SOURCES = frozenset(
+    {
+        DEROGATION_SOURCE,
+        DELICATE_SOURCE,
+        MENACE_SOURCE,
+        EXCLUSION_SOURCE,
+        INJECTION_SOURCE,
+        TECHNICAL_SOURCE,
+    }
+)
 
 
 def parse_holdout(holdout: str | None) -> tuple[int, int] | None:
@@ -313,6 +334,9 @@ def distill_examples(
     derogation: bool = False,
     delicate: bool = False,
     menace: bool = False,
+    exclusion: bool = False,
+    injection: bool = False,
+    technical: bool = False,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -325,8 +349,8 @@ def distill_examples(
     ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
     K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
     scores on that fold choose the shipped model's operating points.
-    ``derogation``, ``delicate`` and ``menace`` add the derogation, the delicate and
-    the menace training templates to stage ``stage``'s mixture
+    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection`` and
+    ``technical`` add those training templates to stage ``stage``'s mixture
     (:func:`~tactful.train.build_mixture`).
     """
     from ._run import stage_mixture
@@ -344,6 +368,9 @@ def distill_examples(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
     )
     fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
@@ -356,6 +383,9 @@ def distill_examples(
         derogation=p["derogation"],
         delicate=p["delicate"],
         menace=p["menace"],
+        exclusion=p["exclusion"],
+        injection=p["injection"],
+        technical=p["technical"],
     )
     if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
@@ -419,6 +449,9 @@ def distill(
     derogation: bool = False,
     delicate: bool = False,
     menace: bool = False,
+    exclusion: bool = False,
+    injection: bool = False,
+    technical: bool = False,
     init: str | Path | None = None,
     export: bool = True,
 ) -> Path:
@@ -435,8 +468,11 @@ def distill(
     (grief, illness) templates, with their labels alone as every head's target
     (the teacher scores them barely delicate); ``menace`` the menace templates
     (indirect threats with no violent verb), with their labels alone as the
-    toxicity and threat targets (the teacher misses them). Writes a run folder like
-    ``tactful train run``.
+    toxicity and threat targets (the teacher misses them); ``exclusion``,
+    ``injection`` and ``technical`` the exclusion (a group denied rights, a place
+    or existence), injection (prompt injections and harmless lookalikes) and
+    technical-verb templates, with their labels alone as the target of every head
+    they label. Writes a run folder like ``tactful train run``.
     """
     p = validate_params(
         "distill",
@@ -484,6 +520,9 @@ def distill(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
@@ -522,6 +561,9 @@ def distill(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())

@@ -29,7 +29,13 @@ With ``derogation=True`` the ``derogation`` source (the derogation training
 templates, toxicity and identity_attack 1 with their spans) joins too; with
 ``delicate=True`` the ``delicate_templates`` source (grief and serious illness,
 delicate 1 and not toxic); with ``menace=True`` the ``menace`` source (indirect
-threats with no violent verb, toxicity and threat 1 with their spans).
+threats with no violent verb, toxicity and threat 1 with their spans); with
+``exclusion=True`` the ``exclusion`` source (a group denied rights, a place or
+existence, toxicity and identity_attack 1 with their spans); with
+``injection=True`` the ``injection`` source (prompt injections with a harmful
+payload, toxicity and jailbreak 1, and harmless lookalikes, both 0); with
+``technical=True`` the ``technical`` source (violent verbs in harmless technical
+senses, not toxic, no toxic character).
 
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
@@ -63,7 +69,10 @@ from ..datasets import Record, load_dataset, span_offsets
 from ..functional import (
     delicate_template_records,
     derogation_template_records,
+    exclusion_template_records,
+    injection_template_records,
     menace_template_records,
+    technical_template_records,
     training_records,
 )
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
@@ -117,6 +126,13 @@ DELICATE_SOURCE = "delicate_templates"
 #: The source name of the menace template rows (``build_mixture(menace=True)``),
 #: gold-labelled like the derogation rows.
 MENACE_SOURCE = "menace"
+
+#: The source names of the exclusion, injection (and lookalike) and technical-verb
+#: template rows (``build_mixture(exclusion=True)`` etc.), gold-labelled like the
+#: derogation rows.
+EXCLUSION_SOURCE = "exclusion"
+INJECTION_SOURCE = "injection"
+TECHNICAL_SOURCE = "technical"
 
 #: Rows kept per source (None = all). Chosen so one epoch of the mixture runs in
 #: about an hour on a 2-core CPU; see the model card for the measured time.
@@ -224,6 +240,9 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "derogation": Bool(),
     "delicate": Bool(),
     "menace": Bool(),
+    "exclusion": Bool(),
+    "injection": Bool(),
+    "technical": Bool(),
 }
 
 
@@ -242,6 +261,9 @@ def build_mixture(
     derogation: bool = False,
     delicate: bool = False,
     menace: bool = False,
+    exclusion: bool = False,
+    injection: bool = False,
+    technical: bool = False,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -278,6 +300,17 @@ def build_mixture(
     the ``menace`` source: every row of
     :func:`~tactful.functional.menace_template_records` (indirect threats with no
     violent verb; toxicity and threat 1, the menacing words as ``threat`` spans).
+    ``exclusion=True`` adds the ``exclusion`` source
+    (:func:`~tactful.functional.exclusion_template_records`: a group denied
+    rights, a place or existence; toxicity and identity attack 1, the excluding
+    words as ``identity_attack`` spans), ``injection=True`` the ``injection``
+    source (:func:`~tactful.functional.injection_template_records`: prompt
+    injections with a harmful payload, toxicity and jailbreak 1 with unknown spans,
+    and harmless lookalikes, toxicity and jailbreak 0 with no toxic character), and
+    ``technical=True`` the ``technical`` source
+    (:func:`~tactful.functional.technical_template_records`: violent verbs in
+    harmless technical, sport, cooking and gaming senses; not toxic, no toxic
+    character), each the same way.
     """
     p = validate_params(
         "build_mixture",
@@ -292,6 +325,9 @@ def build_mixture(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
     )
     broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
@@ -449,6 +485,9 @@ def build_mixture(
         (p["derogation"], DEROGATION_SOURCE, derogation_template_records),
         (p["delicate"], DELICATE_SOURCE, delicate_template_records),
         (p["menace"], MENACE_SOURCE, menace_template_records),
+        (p["exclusion"], EXCLUSION_SOURCE, exclusion_template_records),
+        (p["injection"], INJECTION_SOURCE, injection_template_records),
+        (p["technical"], TECHNICAL_SOURCE, technical_template_records),
     ):
         if asked:
             out[name] = [

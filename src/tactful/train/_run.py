@@ -218,6 +218,9 @@ def stage_mixture(
     derogation: bool = False,
     delicate: bool = False,
     menace: bool = False,
+    exclusion: bool = False,
+    injection: bool = False,
+    technical: bool = False,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -228,8 +231,8 @@ def stage_mixture(
     rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
     ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
     label the toxicity head (see :func:`~tactful.train.build_mixture`);
-    ``derogation``, ``delicate`` and ``menace`` add the derogation, the delicate
-    and the menace templates as sources of their own.
+    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection`` and
+    ``technical`` add those training templates as sources of their own.
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -245,6 +248,9 @@ def stage_mixture(
             derogation=derogation,
             delicate=delicate,
             menace=menace,
+            exclusion=exclusion,
+            injection=injection,
+            technical=technical,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -261,6 +267,9 @@ def stage_mixture(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
     )
     return examples, run_seed
 
@@ -377,6 +386,9 @@ _RUN_CONSTRAINTS: Constraints = {
     "derogation": Bool(),
     "delicate": Bool(),
     "menace": Bool(),
+    "exclusion": Bool(),
+    "injection": Bool(),
+    "technical": Bool(),
     "holdout": Nullable(Str(nonempty=True)),
 }
 
@@ -398,6 +410,9 @@ def run_training(
     derogation: bool = False,
     delicate: bool = False,
     menace: bool = False,
+    exclusion: bool = False,
+    injection: bool = False,
+    technical: bool = False,
     holdout: str | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
@@ -444,6 +459,18 @@ def run_training(
         Add the menace training templates (indirect threats with no violent
         verb) as a source of their own
         (:func:`~tactful.functional.menace_template_records`).
+    exclusion : bool, default=False
+        Add the exclusion training templates (a group denied rights, a place or
+        existence in plain words) as a source of their own
+        (:func:`~tactful.functional.exclusion_template_records`).
+    injection : bool, default=False
+        Add the injection training templates (prompt injections with a harmful
+        payload, toxic and jailbreak, and harmless lookalikes) as a source of their
+        own (:func:`~tactful.functional.injection_template_records`).
+    technical : bool, default=False
+        Add the technical-verb training templates (violent verbs in harmless
+        technical, sport, cooking and gaming senses) as a source of their own
+        (:func:`~tactful.functional.technical_template_records`).
     holdout : str, optional
         ``"K/N"``: leave out ToxicChat train fold K of N
         (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
@@ -471,6 +498,9 @@ def run_training(
         derogation=derogation,
         delicate=delicate,
         menace=menace,
+        exclusion=exclusion,
+        injection=injection,
+        technical=technical,
         holdout=holdout,
     )
     from ._distill import parse_holdout
@@ -493,6 +523,9 @@ def run_training(
         "derogation": p["derogation"],
         "delicate": p["delicate"],
         "menace": p["menace"],
+        "exclusion": p["exclusion"],
+        "injection": p["injection"],
+        "technical": p["technical"],
     }
     common = {
         "epochs": p["epochs"],
@@ -503,6 +536,9 @@ def run_training(
         "derogation": p["derogation"],
         "delicate": p["delicate"],
         "menace": p["menace"],
+        "exclusion": p["exclusion"],
+        "injection": p["injection"],
+        "technical": p["technical"],
         "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
