@@ -29,7 +29,8 @@ dev threshold. The same for the held-out templates of the sources asked for by
 ``--exclusion``, ``--injection`` and ``--technical``: the share of the exclusion
 rows (:func:`tactful.functional.exclusion_template_records`, ``split="dev"``: a
 group denied rights, a place or existence, all toxic) flagged at the dev
-threshold; the share of the injection rows
+threshold, and the share of their harmless inclusion rows (the same words in
+support of a group) not flagged (a pass rate); the share of the injection rows
 (:func:`tactful.functional.injection_template_records`, ``split="dev"``) flagged
 toxic at the dev threshold *and* at or above the jailbreak point (the best mean
 ToxicChat dev jailbreak F1 over the bootstrap resamples, as the card chooses it),
@@ -116,11 +117,21 @@ def dev_toxic_recall(mod: BuiltinModerator, threshold: float, texts: list[str]) 
 
 
 def dev_exclusion(mod: BuiltinModerator, threshold: float) -> dict:
-    """Recall of the toxicity head on the held-out exclusion templates."""
+    """On the held-out exclusion templates: the share of the exclusion rows (all
+    toxic) the toxicity head flags at ``threshold``, and the share of the harmless
+    inclusion rows it does not flag."""
     from tactful.functional import exclusion_template_records
 
-    texts = [r.text for r in exclusion_template_records(split="dev")]
-    return {"exclusion_n": len(texts), "exclusion_recall": dev_toxic_recall(mod, threshold, texts)}
+    rows = exclusion_template_records(split="dev")
+    p = mod.predict_arrays([r.text for r in rows])[0][:, SEQ_HEADS.index("toxicity")]
+    flag = p >= threshold
+    attack = np.array([r.label == 1 for r in rows])
+    return {
+        "exclusion_n": int(attack.sum()),
+        "exclusion_recall": float(flag[attack].mean()),
+        "inclusion_n": int((~attack).sum()),
+        "inclusion_pass": float((~flag[~attack]).mean()),
+    }
 
 
 def dev_injection(mod: BuiltinModerator, threshold: float, jailbreak_threshold: float) -> dict:
@@ -246,7 +257,7 @@ def main() -> None:
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
             f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6} {'menace':>6} "
-            f"{'exclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6}"
+            f"{'exclus':>6} {'inclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i))
@@ -257,7 +268,7 @@ def main() -> None:
                 f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
                 f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f} "
-                f"{r['menace_recall']:6.3f} {r['exclusion_recall']:6.3f} "
+                f"{r['menace_recall']:6.3f} {r['exclusion_recall']:6.3f} {r['inclusion_pass']:6.3f} "
                 f"{r['injection_recall']:6.3f} {r['lookalike_pass']:6.3f} "
                 f"{r['technical_pass']:6.3f}",
                 flush=True,

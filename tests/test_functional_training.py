@@ -43,6 +43,18 @@ from tactful.identity import tag
 
 LEXICON_GAPS = {"straight"}  # not in the identity lexicon yet (reported to its owner)
 
+#: The functionalities of the template sources added since the menace one, asked for by
+#: name (``--menace``, ``--exclusion``, ``--injection``, ``--technical``); written out
+#: here rather than read from ``_OWN_SOURCES`` so that dropping one fails a test.
+NAMED_SOURCE_FUNCTIONALITIES = (
+    "menace",
+    "exclusion",
+    "inclusion",
+    "injection",
+    "injection_lookalike",
+    "technical_verbs",
+)
+
 
 def _filled_texts(templates, descriptors, nouns=PERSON_NOUNS):
     families = {**FAMILIES, "descriptor": descriptor_entries(descriptors, nouns)}
@@ -58,15 +70,9 @@ def test_templates_are_disjoint_by_text_and_id():
     assert {t.split for t in SUITE_TEMPLATES} == {"suite"}
     assert {t.split for t in TRAINING_TEMPLATES} == {"train", "dev"}
     # the templates of the sources asked for by name are among those checked
-    assert {
-        "derogation",
-        "delicate_grief",
-        "menace",
-        "exclusion",
-        "injection",
-        "injection_lookalike",
-        "technical_verbs",
-    } <= {t.functionality for t in TRAINING_TEMPLATES}
+    assert {"derogation", "delicate_grief", *NAMED_SOURCE_FUNCTIONALITIES} <= {
+        t.functionality for t in TRAINING_TEMPLATES
+    }
 
 
 def _check_filled_disjoint(descriptors, nouns=PERSON_NOUNS):
@@ -203,10 +209,7 @@ def _grams(text):
     return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
 
 
-@pytest.mark.parametrize(
-    "functionality",
-    ["menace", "exclusion", "injection", "injection_lookalike", "technical_verbs"],
-)
+@pytest.mark.parametrize("functionality", NAMED_SOURCE_FUNCTIONALITIES)
 def test_own_source_templates_are_no_near_copy_of_the_suites(functionality):
     """Beyond the exact disjointness above: no template of a source asked for by name
     shares four words in a row with a suite template, nor reads mostly like one."""
@@ -227,7 +230,8 @@ def test_own_source_templates_are_no_near_copy_of_the_suites(functionality):
     ("functionality", "records", "n"),
     [
         ("menace", "menace_template_records", 36 + 359 + 72),
-        ("exclusion", "exclusion_template_records", 28 + 720 + 120),
+        # the rows hold the inclusion templates' too (720 train, 120 dev)
+        ("exclusion", "exclusion_template_records", 28 + 1440 + 240),
     ],
 )
 def test_templates_use_no_violent_verb_of_the_suite(functionality, records, n):
@@ -251,18 +255,25 @@ def test_templates_use_no_violent_verb_of_the_suite(functionality, records, n):
 def test_exclusion_rows_come_from_their_own_templates_split_by_split():
     from tactful.functional import exclusion_template_records
 
-    assert (len(_templates_of("exclusion", "train")), len(_templates_of("exclusion", "dev"))) == (
-        24,
-        4,
-    )
-    for split, prefix, n in (("train", "tr-exc", 720), ("dev", "dv-exc", 120)):
+    counts = [
+        len(_templates_of(f, s)) for f in ("exclusion", "inclusion") for s in ("train", "dev")
+    ]
+    assert counts == [24, 4, 24, 4]
+    harmless = (("identity_attack", 0), ("insult", 0), ("threat", 0), ("toxicity", 0))
+    for split, prefixes, n, n_attack in (
+        ("train", {"tr-exc", "tr-inc"}, 1440, 720),
+        ("dev", {"dv-exc", "dv-inc"}, 240, 120),
+    ):
         rows = exclusion_template_records(split=split)
-        _check_rows(rows, split, {prefix}, "exclusion_templates", n)
-        assert {r.label for r in rows} == {1}
-        assert {tuple(sorted(r.labels.items())) for r in rows} == {
+        _check_rows(rows, split, prefixes, "exclusion_templates", n)
+        attacks = [r for r in rows if r.meta["functionality"] == "exclusion"]
+        inclusions = [r for r in rows if r.meta["functionality"] == "inclusion"]
+        assert (len(attacks), len(inclusions)) == (n_attack, n - n_attack)
+        assert {r.label for r in attacks} == {1}
+        assert {tuple(sorted(r.labels.items())) for r in attacks} == {
             (("identity_attack", 1), ("toxicity", 1))
         }
-        for r in rows:
+        for r in attacks:
             assert r.spans and {s.label for s in r.spans} == {"identity_attack"}
             group = next(v for k, v in r.meta["fillers"].items() if k.startswith("identit"))
             g0 = r.text.lower().index(group.lower())
@@ -271,6 +282,10 @@ def test_exclusion_rows_come_from_their_own_templates_split_by_split():
                 assert 0 <= s.start < s.end <= len(r.text) and words == words.strip()
                 # the group's name is not among the excluding words
                 assert s.end <= g0 or s.start >= g0 + len(group), (r.text, words)
+        # an inclusion row is known harmless: no toxic character
+        assert {(r.label, tuple(sorted(r.labels.items())), r.spans) for r in inclusions} == {
+            (0, harmless, ())
+        }
     assert max(Counter(r.meta["template_id"] for r in exclusion_template_records()).values()) == 30
     r = next(
         r
@@ -282,6 +297,13 @@ def test_exclusion_rows_come_from_their_own_templates_split_by_split():
         "Bar",
         "from entering this country, whatever their papers say",
     ]
+    r = next(
+        r
+        for r in exclusion_template_records()
+        if r.text == "Landlords must not refuse to rent to Muslims."
+    )
+    assert (r.meta["template_id"], r.label, r.spans) == ("tr-inc20", 0, ())
+    assert dict(r.labels) == {"toxicity": 0, "insult": 0, "threat": 0, "identity_attack": 0}
 
 
 def test_exclusion_templates_do_not_reword_the_derogation_templates():
@@ -352,7 +374,7 @@ def test_technical_rows_come_from_their_own_templates_split_by_split():
 def test_own_sources_are_in_no_other_builder():
     """The templates of the sources asked for by name join no builder the shipped
     models' mixtures read, so those mixtures stay as they were."""
-    own = {"menace", "exclusion", "injection", "injection_lookalike", "technical_verbs"}
+    own = set(NAMED_SOURCE_FUNCTIONALITIES)
     assert not {r.meta["functionality"] for r in harm_template_records()} & own
     assert not {r.meta["functionality"] for r in threat_template_records()} & own
     assert not {r.meta["functionality"] for r in identity_negatives(BUILTIN_DESCRIPTORS)} & own

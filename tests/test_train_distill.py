@@ -246,14 +246,18 @@ def test_the_exclusion_injection_technical_templates_join_the_student(data_dir):
     counts = Counter(e.source for e in more)
     assert seed2 == seed
     assert [counts[s] for s in (EXCLUSION_SOURCE, INJECTION_SOURCE, TECHNICAL_SOURCE)] == [
-        720,
+        1440,
         256,
         93,
     ]
-    assert len(more) == len(base) + 720 + 256 + 93
+    assert len(more) == len(base) + 1440 + 256 + 93
     assert Counter(e.text for e in more if e.source not in HARD_ONLY_SOURCES) == Counter(
         e.text for e in base if e.source not in HARD_ONLY_SOURCES
     )
+    # the toxicity head gets the exclusion rows' gold labels (1, and 0 for the inclusions)
+    tox = SEQ_HEADS.index("toxicity")
+    exclusions = [e for e in more if e.source == EXCLUSION_SOURCE]
+    assert Counter(e.seq[tox] for e in exclusions) == {1.0: 720, 0.0: 720}
     # the jailbreak head gets the injections' gold labels (1, and 0 for the lookalikes)
     jb = SEQ_HEADS.index("jailbreak")
     injections = [e for e in more if e.source == INJECTION_SOURCE]

@@ -582,11 +582,11 @@ def test_exclusion_injection_technical_sources_add_their_rows_and_keep_every_oth
     added = {name: [e for e in more if e.source == name] for name in new}
     assert seed2 == seed
     assert {name: len(rows) for name, rows in added.items()} == {
-        "exclusion": 720,
+        "exclusion": 1440,
         "injection": 256,
         "technical": 93,
     }
-    assert len(more) == len(plain) + 720 + 256 + 93
+    assert len(more) == len(plain) + 1440 + 256 + 93
     for name, records in new.items():
         assert [e.text for e in added[name]] != []
         assert {e.text for e in added[name]} == {r.text for r in records(seed=seed)}
@@ -605,6 +605,11 @@ def test_exclusion_injection_technical_sources_add_their_rows_and_keep_every_oth
     assert e.tox_chars == frozenset(range(3)) | frozenset(range(8, 61))
     assert set(e.type_chars) == e.tox_chars
     assert set(e.type_chars.values()) == {SPAN_TYPES.index("identity_attack")}
+    # its inclusion contrast: the same words in support of a group, all 0, no toxic character
+    e = row(EXCLUSION_SOURCE, "Landlords must not refuse to rent to men.")
+    assert (e.seq[k["toxicity"]], e.seq[k["identity_attack"]]) == (0.0, 0.0)
+    assert math.isnan(e.seq[k["jailbreak"]])
+    assert e.tox_chars == frozenset() and e.type_chars == {}
 
     # an injection feeds the jailbreak head as well as toxicity; no span labels
     e = row(

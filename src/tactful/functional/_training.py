@@ -138,6 +138,7 @@ TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "delicate_grief": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
     "delicate_illness": ({**_NEGATIVE_LABELS, "delicate": 1}, True),
     "exclusion": (_GROUP_ATTACK_LABELS, True),
+    "inclusion": (_NEGATIVE_LABELS, True),
     "injection": ({"toxicity": 1, "jailbreak": 1}, False),
     "injection_lookalike": ({**_NEGATIVE_LABELS, "jailbreak": 0}, True),
     "technical_verbs": (_NEGATIVE_LABELS, True),
@@ -154,7 +155,7 @@ _OWN_SOURCES: dict[str, frozenset[str]] = {
     "derogation_templates": frozenset({"derogation"}),
     "delicate_templates": frozenset({"delicate_grief", "delicate_illness"}),
     "menace_templates": frozenset({"menace"}),
-    "exclusion_templates": frozenset({"exclusion"}),
+    "exclusion_templates": frozenset({"exclusion", "inclusion"}),
     "injection_templates": frozenset({"injection", "injection_lookalike"}),
     "technical_templates": frozenset({"technical_verbs"}),
 }
@@ -419,14 +420,21 @@ def menace_template_records(
 def exclusion_template_records(
     *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
 ) -> list[Record]:
-    """Rows of the ``exclusion`` training templates: calls to deny a group rights
-    (to vote, marry, work, own a home, hold office), a place (the country, the
-    street, the schools) or existence, in plain words: no slur, insult word,
-    likening or violent verb (disjoint from the suite's templates).
+    """Rows of the ``exclusion`` and ``inclusion`` training templates: calls to deny
+    a group rights (to vote, marry, work, own a home, hold office), a place (the
+    country, the street, the schools) or existence, in plain words: no slur, insult
+    word, likening or violent verb; and harmless statements in the same words that
+    affirm or defend a group ("have every right to cast a ballot", "Landlords must
+    not refuse to rent to", "belong in this country as much as anyone"), disjoint
+    from the suite's templates.
 
     The suite tests such texts as ``derogation``; the derogation training
     templates (:func:`derogation_template_records`) mostly call a group lesser.
-    Like them these join a training mixture only when asked
+    The inclusion rows are the contrast, as the lookalikes are the injections'
+    (:func:`injection_template_records`): without them a student learns the
+    exclusion templates' syntax ("{group} should ... everyone else") as an attack
+    and flags the suite's ``identity_positive`` texts. Like the derogation
+    templates these join a training mixture only when asked
     (:func:`tactful.train.build_mixture` with ``exclusion=True``, ``tactful train
     run|distill --exclusion``), so the mixtures of the models shipped before them
     stay as they were.
@@ -435,16 +443,19 @@ def exclusion_template_records(
     ----------
     split : {"train", "dev"}, default="train"
         ``"dev"``: the held-out templates, for choosing runs
-        (``scripts/compare_runs.py`` reports the toxicity head's recall on them).
+        (``scripts/compare_runs.py`` reports the toxicity head's recall on the
+        exclusion rows and the share of the inclusion rows it does not flag).
     seed : int, default=0
     max_per_template : int or None, default=30
 
     Returns
     -------
     list of Record
-        ``label`` 1, ``labels`` ``{"toxicity": 1, "identity_attack": 1}``,
-        ``spans`` the excluding words (label ``"identity_attack"``; the group's
-        name is not among them); ``meta["source"]`` ``"exclusion_templates"``.
+        Exclusion: ``label`` 1, ``labels`` ``{"toxicity": 1, "identity_attack":
+        1}``, ``spans`` the excluding words (label ``"identity_attack"``; the
+        group's name is not among them). Inclusion: ``label`` 0, ``labels``
+        toxicity, insult, threat and identity_attack 0, ``spans`` ``()`` (no toxic
+        character). ``meta["source"]`` ``"exclusion_templates"``.
     """
     return _own_source_records(
         "exclusion_template_records", "exclusion_templates", split, seed, max_per_template

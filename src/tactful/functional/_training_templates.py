@@ -8,6 +8,7 @@ set. Written for tactful; none is copied from a published suite.
 Most templates train a functionality the suite tests; those of
 :data:`TRAINING_FUNCTIONALITIES` train one the suite tests under another name
 (``menace``: the suite's ``threat_indirect``; ``exclusion``: its ``derogation``;
+``inclusion``: its ``identity_positive``, in the exclusion templates' words;
 ``injection`` and ``injection_lookalike``: its ``jailbreak`` and
 ``jailbreak_lookalike``; ``technical_verbs``: harmless uses of violent verbs), kept
 apart so that they can be mixture sources of their own.
@@ -34,6 +35,14 @@ TRAINING_FUNCTIONALITIES: tuple[Functionality, ...] = (
         "word, likening or violent verb (the suite's derogation), for training only.",
         True,
         "hit",
+    ),
+    Functionality(
+        "inclusion",
+        "A statement that affirms or defends a group in the exclusion templates' words (the "
+        "vote, a home, the border, the schools): not toxic, no span (the suite's "
+        "identity_positive).",
+        False,
+        "empty",
     ),
     Functionality(
         "injection",
@@ -211,6 +220,35 @@ TRAINING_TEMPLATES: tuple[Template, ...] = (
     _t("dv-exc02", "exclusion", "⟦Send⟧ {identities} ⟦back over the border and lock the gate behind them⟧.", "dev", "identity_attack"),
     _t("dv-exc03", "exclusion", "⟦It would be better if no⟧ {identity} ⟦child were ever born again⟧.", "dev", "identity_attack"),
     _t("dv-exc04", "exclusion", "{identities} ⟦must live in their own part of town, away from everybody else⟧.", "dev", "identity_attack"),
+    # -- inclusion: the exclusion templates' words in support of a group (harmless; --exclusion) --
+    _t("tr-inc01", "inclusion", "{identities} have every right to cast a ballot in our elections."),
+    _t("tr-inc02", "inclusion", "Nobody should ever refuse a marriage licence to {identities}."),
+    _t("tr-inc03", "inclusion", "Never take the right to work away from {identities}."),
+    _t("tr-inc04", "inclusion", "{identities} should always be free to own land, a house or a business here."),
+    _t("tr-inc05", "inclusion", "We need more {identities} holding public office, not fewer."),
+    _t("tr-inc06", "inclusion", "Keep the border open to {identities} fleeing persecution."),
+    _t("tr-inc07", "inclusion", "Welcome {identities} into this country with open arms."),
+    _t("tr-inc08", "inclusion", "We'd love more {identities} living on our street; the house at number 12 is for sale."),
+    _t("tr-inc09", "inclusion", "Greet {identity} children warmly at the school gate, like all the other kids."),
+    _t("tr-inc10", "inclusion", "Stop the deportation of {identities} who have built their lives here."),
+    _t("tr-inc11", "inclusion", "Remove the barriers that keep {identities} out of good jobs."),
+    _t("tr-inc12", "inclusion", "{identities} have always existed, in every country and every century."),
+    _t("tr-inc13", "inclusion", "{identities} who were born here are citizens, full stop."),
+    _t("tr-inc14", "inclusion", "The world is a richer place because {identities} are part of it."),
+    _t("tr-inc15", "inclusion", "{identities} belong in this country as much as anyone."),
+    _t("tr-inc16", "inclusion", "Nobody should stop {identities} from having kids if they want them."),
+    _t("tr-inc17", "inclusion", "Mixed neighbourhoods, with {identities} living next door to everyone else, make a town stronger."),
+    _t("tr-inc18", "inclusion", "Buses, shops and schools should serve {identities} just as they serve every other customer."),
+    _t("tr-inc19", "inclusion", "Ban discrimination against {identities} at every beach, pool and park in town."),
+    _t("tr-inc20", "inclusion", "Landlords must not refuse to rent to {identities}."),
+    _t("tr-inc21", "inclusion", "Two {identity} candidates are standing for the school board this spring."),
+    _t("tr-inc22", "inclusion", "Make sure {identities} can reach the ballot box on election day."),
+    _t("tr-inc23", "inclusion", "Plenty of {identities} work in the army, the police and the courts."),
+    _t("tr-inc24", "inclusion", "Our town council has three {identity} members."),
+    _t("dv-inc01", "inclusion", "{identities} should keep the vote and their passports, like any other citizen.", "dev"),
+    _t("dv-inc02", "inclusion", "Open the gate to {identities} at the border and help them settle in.", "dev"),
+    _t("dv-inc03", "inclusion", "Every {identity} child born here is welcome in our town.", "dev"),
+    _t("dv-inc04", "inclusion", "{identities} are free to live in any part of town they choose, right beside everybody else.", "dev"),
     # -- delicate, not toxic: grief and serious illness (the delicate head's labels) ---------
     _t("tr-dgr01", "delicate_grief", "We held the funeral for my {relative} {when}, and I still can't believe it."),
     _t("tr-dgr02", "delicate_grief", "Everything in this house reminds me of my {relative}, who died {when}."),

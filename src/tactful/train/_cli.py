@@ -88,7 +88,8 @@ ExclusionOpt = Annotated[
     typer.Option(
         "--exclusion",
         help="Add the exclusion training templates (a group denied the vote, a home, a "
-        "country or existence, in plain words) as a source of their own.",
+        "country or existence, in plain words: toxic; the same words in support of a "
+        "group: not) as a source of their own.",
     ),
 ]
 InjectionOpt = Annotated[

@@ -50,9 +50,9 @@ class TrainConfig:
     (``None``: as ``targeted``), ``derogation``, ``delicate``, ``menace``,
     ``exclusion``, ``injection`` and ``technical`` whether the derogation, the
     delicate (grief, illness), the menace (indirect threat), the exclusion (a group
-    denied rights, a place or existence), the injection (prompt injections and
-    lookalikes) and the technical-verb training templates joined its mixture. ``layers`` keeps the encoder's first
-    layers only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
+    denied rights, a place or existence, and its inclusion contrast), the injection
+    (prompt injections and lookalikes) and the technical-verb training templates
+    joined its mixture. ``layers`` keeps the encoder's first layers only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
     times the hard-label loss plus ``alpha`` times the soft loss against the
     teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
     toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``

@@ -470,7 +470,7 @@ def distill(
     (indirect threats with no violent verb), with their labels alone as the
     toxicity and threat targets (the teacher misses them); ``exclusion``,
     ``injection`` and ``technical`` the exclusion (a group denied rights, a place
-    or existence), injection (prompt injections and harmless lookalikes) and
+    or existence, and the same words in support of a group), injection (prompt injections and harmless lookalikes) and
     technical-verb templates, with their labels alone as the target of every head
     they label. Writes a run folder like ``tactful train run``.
     """

@@ -31,7 +31,8 @@ templates, toxicity and identity_attack 1 with their spans) joins too; with
 delicate 1 and not toxic); with ``menace=True`` the ``menace`` source (indirect
 threats with no violent verb, toxicity and threat 1 with their spans); with
 ``exclusion=True`` the ``exclusion`` source (a group denied rights, a place or
-existence, toxicity and identity_attack 1 with their spans); with
+existence, toxicity and identity_attack 1 with their spans, and harmless
+statements in the same words in support of a group, all 0); with
 ``injection=True`` the ``injection`` source (prompt injections with a harmful
 payload, toxicity and jailbreak 1, and harmless lookalikes, both 0); with
 ``technical=True`` the ``technical`` source (violent verbs in harmless technical
@@ -127,9 +128,9 @@ DELICATE_SOURCE = "delicate_templates"
 #: gold-labelled like the derogation rows.
 MENACE_SOURCE = "menace"
 
-#: The source names of the exclusion, injection (and lookalike) and technical-verb
-#: template rows (``build_mixture(exclusion=True)`` etc.), gold-labelled like the
-#: derogation rows.
+#: The source names of the exclusion (and inclusion), injection (and lookalike) and
+#: technical-verb template rows (``build_mixture(exclusion=True)`` etc.),
+#: gold-labelled like the derogation rows.
 EXCLUSION_SOURCE = "exclusion"
 INJECTION_SOURCE = "injection"
 TECHNICAL_SOURCE = "technical"
@@ -303,10 +304,12 @@ def build_mixture(
     ``exclusion=True`` adds the ``exclusion`` source
     (:func:`~tactful.functional.exclusion_template_records`: a group denied
     rights, a place or existence; toxicity and identity attack 1, the excluding
-    words as ``identity_attack`` spans), ``injection=True`` the ``injection``
-    source (:func:`~tactful.functional.injection_template_records`: prompt
-    injections with a harmful payload, toxicity and jailbreak 1 with unknown spans,
-    and harmless lookalikes, toxicity and jailbreak 0 with no toxic character), and
+    words as ``identity_attack`` spans; and the same words in support of a group,
+    toxicity and identity attack 0 with no toxic character), ``injection=True``
+    the ``injection`` source (:func:`~tactful.functional.injection_template_records`:
+    prompt injections with a harmful payload, toxicity and jailbreak 1 with unknown
+    spans, and harmless lookalikes, toxicity and jailbreak 0 with no toxic
+    character), and
     ``technical=True`` the ``technical`` source
     (:func:`~tactful.functional.technical_template_records`: violent verbs in
     harmless technical, sport, cooking and gaming senses; not toxic, no toxic

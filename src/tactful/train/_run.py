@@ -461,7 +461,8 @@ def run_training(
         (:func:`~tactful.functional.menace_template_records`).
     exclusion : bool, default=False
         Add the exclusion training templates (a group denied rights, a place or
-        existence in plain words) as a source of their own
+        existence in plain words, and harmless statements in the same words in
+        support of a group) as a source of their own
         (:func:`~tactful.functional.exclusion_template_records`).
     injection : bool, default=False
         Add the injection training templates (prompt injections with a harmful
