@@ -40,10 +40,15 @@ the share of the technical-verb rows
 zombie process", all harmless) not flagged at the dev threshold (a pass rate).
 
 A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
-may stand in for a run; its span gold is SemEval's.
+may stand in for a run; its span gold is SemEval's. With ``--points card`` every
+rate above (and test F1 and jailbreak recall) is read at a model folder's card
+points instead (toxicity, jailbreak, span: e.g. the cross-fitted points of
+``tactful train ship --crossfit``), the points the model ships with; the
+threshold column then shows the card's toxicity point.
 
     python scripts/compare_runs.py runs/stage5 runs/stage6 runs/soup56
     python scripts/compare_runs.py src/tactful/models/builtin runs/t2_s4
+    python scripts/compare_runs.py --points card runs/pkg_s30cf runs/pkg_s32cf
 """
 
 from __future__ import annotations
@@ -192,8 +197,14 @@ def dev_delicate(mod: BuiltinModerator) -> dict:
     return {"delicate_n": len(texts), "delicate_recall": float((p >= point).mean())}
 
 
-def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
-    if (run / "card.json").is_file() and (run / "model.onnx").is_file():
+def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> dict:
+    folder = (run / "card.json").is_file() and (run / "model.onnx").is_file()
+    if points == "card" and not folder:
+        raise SystemExit(
+            f"error: --points card needs a model folder (card.json and model.onnx), "
+            f"and {run} is a run: ship it first (tactful train ship {run} --to DIR)."
+        )
+    if folder:
         mod = BuiltinModerator(model_dir=str(run))
     else:
         mod = BuiltinModerator(model_dir=str(model_folder(run, tmp / run.name)))
@@ -213,10 +224,15 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         seq_dev[:, SEQ_HEADS.index("jailbreak")],
         resamples=DEV_RESAMPLES,
     )
+    card = mod.card["thresholds"]
+    if points == "card":
+        t, jb_t = float(card["toxicity"]), float(card["jailbreak"])
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
     span_gold = run_span_gold(run_stages(run)) if (run / "train.json").is_file() else "semeval"
     span_t, trial_f1 = choose_span_threshold(mod, data_dir, span_gold)
+    if points == "card":
+        span_t = float(card["span"])
     spans_test = load_dataset("toxicspans", "test", data_dir)
     texts = [r.text for r in spans_test]
     pred = span_sets(mod, texts, mod.predict_arrays(texts), span_t)
@@ -224,6 +240,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path) -> dict:
         "run": str(run),
         "dev_ap": average_precision(y_dev, p_dev),
         "test_ap": average_precision(y_test, p_test),
+        "points": points,
         "dev_threshold": t,
         "jailbreak_threshold": jb_t,
         "dev_f1": dev_f1,
@@ -250,20 +267,26 @@ def main() -> None:
     ap.add_argument("runs", type=Path, nargs="+")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--points",
+        choices=("dev", "card"),
+        default="dev",
+        help="read the rates at the dev thresholds (default) or at a model folder's card points",
+    )
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         print(
-            f"{'run':28} {'dev AP':>7} {'test AP':>7} {'dev thr':>7} {'test F1':>7} {'JR':>6} "
+            f"{'run':28} {'dev AP':>7} {'test AP':>7} {a.points + ' thr':>8} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
             f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6} {'menace':>6} "
             f"{'exclus':>6} {'inclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6}"
         )
         for i, run in enumerate(a.runs):
-            r = compare(run, a.data_dir, Path(tmp) / str(i))
+            r = compare(run, a.data_dir, Path(tmp) / str(i), a.points)
             rows.append(r)
             print(
-                f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:7.3f} "
+                f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:8.3f} "
                 f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
                 f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "

@@ -202,6 +202,64 @@ def test_hard_only_sources_keep_their_labels_where_they_have_them():
     assert out[2].soft_seq == [float(v) for v in logits[0]]
 
 
+def test_soft_templates_keep_the_teacher_where_it_agrees_with_the_label():
+    from tactful.train._distill import with_soft_targets
+
+    tox, ia = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("identity_attack")
+    toxic, harmless = [math.nan] * len(SEQ_HEADS), [math.nan] * len(SEQ_HEADS)
+    toxic[tox] = toxic[ia] = 1.0
+    harmless[tox] = 0.0
+    texts = ["they should lose the vote", "they should keep the vote"]
+    exs = [Example(texts[0], "exclusion", toxic), Example(texts[1], "exclusion", harmless)]
+    logits = np.zeros((2, len(SEQ_HEADS)), np.float32)
+    logits[0, tox], logits[0, ia] = 2.5, -1.0  # right on toxicity, wrong on identity_attack
+    logits[1, tox] = 0.75  # wrong: calls the harmless text toxic
+    chars = [np.zeros(len(t), np.float32) for t in texts]
+    hard = frozenset({"exclusion"})
+    out = with_soft_targets(exs, texts, logits, chars, hard_only=hard, soft_where_agrees=True)
+    assert out[0].soft_seq[tox] == 2.5 and math.isnan(out[0].soft_seq[ia])
+    assert math.isnan(out[1].soft_seq[tox])
+    # heads without a label keep the teacher either way
+    assert out[1].soft_seq[ia] == 0.0
+    # ... and without the option every labelled head is gold-only
+    plain = with_soft_targets(exs, texts, logits, chars, hard_only=hard)
+    assert math.isnan(plain[0].soft_seq[tox])
+    logits[1, tox] = -0.75
+    (agree,) = with_soft_targets(
+        exs[1:], texts, logits, chars, hard_only=hard, soft_where_agrees=True
+    )
+    assert agree.soft_seq[tox] == -0.75
+
+
+def test_toxigen_adds_statements_no_other_example_holds(data_dir):
+    from collections import Counter
+
+    from tactful.datasets import load_dataset
+    from tactful.train._distill import distill_examples
+
+    base, seed = distill_examples(data_dir, stage=10, extra=0, derogation=True)
+    more, seed2 = distill_examples(data_dir, stage=10, extra=0, derogation=True, toxigen=500)
+    assert seed2 == seed and len(more) == len(base) + 500
+    added = Counter(e.text for e in more) - Counter(e.text for e in base)
+    assert sum(added.values()) == 500 and len(added) == 500
+    assert not set(added) & {e.text for e in base}
+    new = [e for e in more if e.text in added]
+    assert {e.source for e in new} == {"toxigen"}
+    # ToxiGen's label teaches offensive and identity attack; toxicity is the teacher's
+    label = {r.text: r.label for r in load_dataset("toxigen", None, data_dir)}
+    tox, off, ia = (SEQ_HEADS.index(h) for h in ("toxicity", "offensive", "identity_attack"))
+    assert all(math.isnan(e.seq[tox]) for e in new)
+    assert all(e.seq[off] == e.seq[ia] == label[e.text] for e in new)
+    assert 0 < sum(e.seq[off] for e in new) < 500
+    # a seeded sample: the same rows again, and other rows for another seed
+    again, _ = distill_examples(data_dir, stage=10, extra=0, derogation=True, toxigen=500)
+    assert [e.text for e in again] == [e.text for e in more]
+    other, _ = distill_examples(data_dir, stage=10, seed=1, extra=0, derogation=True, toxigen=500)
+    assert {e.text for e in other if e.source == "toxigen"} != {
+        e.text for e in more if e.source == "toxigen"
+    }
+
+
 def test_the_delicate_templates_join_the_student_and_keep_their_gold_labels(data_dir):
     from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples
     from tactful.train._mixture import DELICATE_SOURCE

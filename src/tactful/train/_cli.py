@@ -317,12 +317,29 @@ def distill_command(
             help="Whether texts with gold toxic spans also get the teacher's token targets.",
         ),
     ] = True,
+    soft_templates: Annotated[
+        bool,
+        typer.Option(
+            "--soft-templates",
+            help="Template rows (--derogation, --menace, ...) also take the teacher's "
+            "target for a labelled head where the teacher agrees with the label "
+            "(default: their labels alone).",
+        ),
+    ] = False,
     derogation: DerogationOpt = False,
     delicate: DelicateOpt = False,
     menace: MenaceOpt = False,
     exclusion: ExclusionOpt = False,
     injection: InjectionOpt = False,
     technical: TechnicalOpt = False,
+    toxigen: Annotated[
+        int,
+        typer.Option(
+            "--toxigen",
+            help="Add N more ToxiGen statements (hateful and benign, about 13 groups; "
+            "toxicity from the teacher alone).",
+        ),
+    ] = 0,
     init: InitOpt = None,
     stage: Annotated[
         int | None,
@@ -352,12 +369,14 @@ def distill_command(
         temperature=temperature,
         token_alpha=token_alpha,
         soft_on_gold=soft_on_gold,
+        soft_templates=soft_templates,
         derogation=derogation,
         delicate=delicate,
         menace=menace,
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        toxigen=toxigen,
         init=init,
         stage=stage,
         export=export,

@@ -57,8 +57,10 @@ class TrainConfig:
     teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
     toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``
     says whether texts with gold toxic spans also got the teacher's token targets,
-    ``extra`` how many stage-1 texts joined its mixture and ``spans`` how many
-    more SemEval-2021 train posts. ``holdout`` (``"K/N"``) names the ToxicChat train
+    ``soft_templates`` whether the template rows took the teacher's targets where
+    they agree with their labels,
+    ``extra`` how many stage-1 texts joined its mixture, ``spans`` how many
+    more SemEval-2021 train posts and ``toxigen`` how many more ToxiGen statements. ``holdout`` (``"K/N"``) names the ToxicChat train
     fold a cross-fitting run left out (:func:`~tactful.train.toxicchat_folds`).
     """
 
@@ -93,8 +95,10 @@ class TrainConfig:
         "temperature": Float(0, None, closed="neither"),
         "token_alpha": Nullable(Float(0, 1)),
         "soft_on_gold": Bool(),
+        "soft_templates": Bool(),
         "extra": Int(0),
         "spans": Int(0),
+        "toxigen": Int(0),
         "holdout": Nullable(Str(nonempty=True)),
     }
 
@@ -128,8 +132,10 @@ class TrainConfig:
     temperature: float = 2.0
     token_alpha: float | None = None
     soft_on_gold: bool = True
+    soft_templates: bool = False
     extra: int = 0
     spans: int = 0
+    toxigen: int = 0
     holdout: str | None = None
 
     def __post_init__(self) -> None:

@@ -255,18 +255,29 @@ def with_soft_targets(
     *,
     soft_on_gold: bool = True,
     hard_only: frozenset[str] = frozenset(),
+    soft_where_agrees: bool = False,
 ) -> list[Example]:
     """``examples`` with the teacher's outputs (``seq[i]``, ``chars[i]`` for
     ``texts[i]``) as soft targets; with ``soft_on_gold=False`` an example with gold
     toxic characters (``tox_chars`` not None) gets no soft token target. An example
     whose source is in ``hard_only`` gets no soft target for a head it has a label
-    for: rows written to teach what the teacher gets wrong keep their labels."""
+    for: rows written to teach what the teacher gets wrong keep their labels. With
+    ``soft_where_agrees`` such a row keeps the teacher's target for a labelled head
+    where the teacher's logit is on the gold label's side of 0 (it is right there),
+    so that the student learns the teacher's graded scores where they are right
+    and the gold label alone where they are wrong."""
     at = {t: i for i, t in enumerate(texts)}
+
+    def soft(v: float, h: float, hard: bool) -> float:
+        if not hard or math.isnan(h):
+            return float(v)
+        return float(v) if soft_where_agrees and (v > 0) == (h >= 0.5) else math.nan
+
     return [
         dataclasses.replace(
             e,
             soft_seq=[
-                math.nan if e.source in hard_only and not math.isnan(h) else float(v)
+                soft(v, h, e.source in hard_only)
                 for v, h in zip(seq[at[e.text]], e.seq, strict=True)
             ],
             soft_tox=None if e.tox_chars is not None and not soft_on_gold else chars[at[e.text]],
@@ -289,6 +300,7 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "exclusion": Bool(),
     "injection": Bool(),
     "technical": Bool(),
+    "toxigen": Int(0),
 }
 
 
@@ -337,6 +349,7 @@ def distill_examples(
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    toxigen: int = 0,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -351,7 +364,11 @@ def distill_examples(
     scores on that fold choose the shipped model's operating points.
     ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection`` and
     ``technical`` add those training templates to stage ``stage``'s mixture
-    (:func:`~tactful.train.build_mixture`).
+    (:func:`~tactful.train.build_mixture`). ``toxigen`` adds that many more ToxiGen
+    statements (a seeded sample of those no other example holds; their offensive
+    and identity-attack labels kept, toxicity from the teacher alone): natural,
+    varied statements about 13 groups, hateful and benign, so that the student
+    learns the teacher's reading of a group statement from more than templates.
     """
     from ._run import stage_mixture
 
@@ -371,6 +388,7 @@ def distill_examples(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        toxigen=toxigen,
     )
     fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
@@ -411,6 +429,18 @@ def distill_examples(
         chosen = rng.sample(picked, min(p["extra"], len(picked)))
         examples = examples + [rest[t] for t in chosen]
         rng.shuffle(examples)
+    if p["toxigen"]:
+        from ._mixture import build_mixture
+
+        have = {e.text for e in examples}
+        statements: dict[str, Example] = {}
+        for e in build_mixture(data_dir, sources=["toxigen"], caps={"toxigen": None}, **mix):
+            if e.text not in have:
+                statements.setdefault(e.text, e)
+        rng = random.Random(f"distill-toxigen:{run_seed}")
+        chosen = rng.sample(sorted(statements), min(p["toxigen"], len(statements)))
+        examples = examples + [statements[t] for t in chosen]
+        rng.shuffle(examples)
     if fold is not None:
         examples = drop_fold(examples, data_dir, fold)
     return examples, run_seed
@@ -446,12 +476,14 @@ def distill(
     temperature: float = 2.0,
     token_alpha: float | None = None,
     soft_on_gold: bool = True,
+    soft_templates: bool = False,
     derogation: bool = False,
     delicate: bool = False,
     menace: bool = False,
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    toxigen: int = 0,
     init: str | Path | None = None,
     export: bool = True,
 ) -> Path:
@@ -472,7 +504,10 @@ def distill(
     ``injection`` and ``technical`` the exclusion (a group denied rights, a place
     or existence, and the same words in support of a group), injection (prompt injections and harmless lookalikes) and
     technical-verb templates, with their labels alone as the target of every head
-    they label. Writes a run folder like ``tactful train run``.
+    they label; with ``soft_templates`` those rows also take the teacher's target
+    for a labelled head where it agrees with the label (:func:`with_soft_targets`);
+    ``toxigen`` adds that many more ToxiGen statements (:func:`distill_examples`).
+    Writes a run folder like ``tactful train run``.
     """
     p = validate_params(
         "distill",
@@ -523,6 +558,7 @@ def distill(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        toxigen=toxigen,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
@@ -536,6 +572,7 @@ def distill(
         chars,
         soft_on_gold=p["soft_on_gold"],
         hard_only=HARD_ONLY_SOURCES,
+        soft_where_agrees=soft_templates,
     )
     st: dict[str, Any] = STAGES.get(stage, {})
     rates = {"head_lr": 1e-3} if init_path is None else {"lr": st["lr"], "head_lr": st["head_lr"]}
@@ -555,6 +592,7 @@ def distill(
         temperature=p["temperature"],
         token_alpha=p["token_alpha"],
         soft_on_gold=p["soft_on_gold"],
+        soft_templates=soft_templates,
         extra=extra,
         spans=spans,
         holdout=holdout,
@@ -564,6 +602,7 @@ def distill(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        toxigen=toxigen,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())
