@@ -230,9 +230,9 @@ def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> 
     flag = p_test >= t
     jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
     span_gold = run_span_gold(run_stages(run)) if (run / "train.json").is_file() else "semeval"
-    span_t, trial_f1 = choose_span_threshold(mod, data_dir, span_gold)
-    if points == "card":
-        span_t = float(card["span"])
+    span_t, trial_f1 = choose_span_threshold(
+        mod, data_dir, span_gold, grid=(float(card["span"]),) if points == "card" else None
+    )
     spans_test = load_dataset("toxicspans", "test", data_dir)
     texts = [r.text for r in spans_test]
     pred = span_sets(mod, texts, mod.predict_arrays(texts), span_t)

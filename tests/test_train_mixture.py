@@ -355,6 +355,14 @@ def test_the_cards_span_threshold_is_reproduced_on_trial(data_dir):
     at_card = span_f1(gold, span_sets(mod, texts, arrays, card["thresholds"]["span"]))
     assert abs(at_card - recorded) < 0.005
     assert best - 0.005 < at_card <= best
+    # a one-point grid gives the trial F1 at that point (compare_runs --points card)
+    point = card["thresholds"]["span"]
+    assert choose_span_threshold(
+        mod, data_dir, "raters" if raters else "semeval", grid=(point,)
+    ) == (
+        point,
+        at_card,
+    )
     # spans point at characters: "idiot" in a trial-like post is covered at the card's threshold
     text = "you are an idiot"
     assert span_sets(mod, [text, ""], mod.predict_arrays([text, ""]), t)[0] >= frozenset(

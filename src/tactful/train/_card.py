@@ -189,12 +189,17 @@ def span_sets(
 
 
 def choose_span_threshold(
-    mod: Any, data_dir: str | Path | None, span_gold: str = "semeval"
+    mod: Any,
+    data_dir: str | Path | None,
+    span_gold: str = "semeval",
+    grid: Sequence[float] | None = None,
 ) -> tuple[float, float]:
     """The span threshold with the best span F1 on SemEval-2021 trial, and that F1.
 
     ``span_gold="raters"`` scores against the > 50 %-of-raters characters of the
     trial posts (the targets such a run was trained on), else the SemEval file's.
+    ``grid`` (default the card's grid) are the thresholds tried: ``(t,)`` gives the
+    trial F1 at ``t``.
     """
     from ..datasets import load_dataset, span_offsets
     from ..metrics import span_f1
@@ -211,7 +216,7 @@ def choose_span_threshold(
     else:
         gold = [span_offsets(r.spans) for r in trial]
     best = (0.5, -1.0)
-    for t in THRESHOLD_GRID:
+    for t in THRESHOLD_GRID if grid is None else grid:
         f = span_f1(gold, span_sets(mod, texts, arrays, float(t)))
         if f > best[1] + 1e-12:
             best = (float(t), float(f))

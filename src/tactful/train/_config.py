@@ -52,16 +52,17 @@ class TrainConfig:
     delicate (grief, illness), the menace (indirect threat), the exclusion (a group
     denied rights, a place or existence, and its inclusion contrast), the injection
     (prompt injections and lookalikes) and the technical-verb training templates
-    joined its mixture. ``layers`` keeps the encoder's first layers only. A distilled run names its ``teacher`` run; its loss is ``1 - alpha``
-    times the hard-label loss plus ``alpha`` times the soft loss against the
-    teacher's logits at ``temperature`` (:func:`~tactful.train.distill`), the
-    toxic-token head's with ``token_alpha`` instead when set; ``soft_on_gold``
-    says whether texts with gold toxic spans also got the teacher's token targets,
-    ``soft_templates`` whether the template rows took the teacher's targets where
-    they agree with their labels,
-    ``extra`` how many stage-1 texts joined its mixture, ``spans`` how many
-    more SemEval-2021 train posts and ``toxigen`` how many more ToxiGen statements. ``holdout`` (``"K/N"``) names the ToxicChat train
-    fold a cross-fitting run left out (:func:`~tactful.train.toxicchat_folds`).
+    joined its mixture. ``layers`` keeps the encoder's first layers only. A
+    distilled run names its ``teacher`` run; its loss is ``1 - alpha`` times the
+    hard-label loss plus ``alpha`` times the soft loss against the teacher's logits
+    at ``temperature`` (:func:`~tactful.train.distill`), the toxic-token head's with
+    ``token_alpha`` instead when set; ``soft_on_gold`` says whether texts with gold
+    toxic spans also got the teacher's token targets, ``soft_templates`` whether
+    the template rows took the teacher's targets where they agree with their
+    labels, ``extra`` how many stage-1 texts joined its mixture, ``spans`` how many
+    more SemEval-2021 train posts and ``toxigen`` how many more ToxiGen statements.
+    ``holdout`` (``"K/N"``) names the ToxicChat train fold a cross-fitting run left
+    out (:func:`~tactful.train.toxicchat_folds`).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
