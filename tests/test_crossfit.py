@@ -331,6 +331,54 @@ def test_ship_chooses_the_points_on_dev_and_cross_fitted_train_rows(tmp_path, da
     ]
 
 
+def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(tmp_path, data_dir):
+    final = _fake_run(tmp_path, "final")
+    folds = [_fake_run(tmp_path, f"f{k}", f"{k}/2") for k in (1, 2)]
+    card = tt.ship(
+        final,
+        tmp_path / "pkg",
+        data_dir,
+        version="9.0.0",
+        crossfit=[str(f) for f in folds],
+        harmless_pass=0.99,
+    )
+    # every run is the packaged model here: recompute its scores of each harmless
+    # dev set, the floor, and the best point from the floor up
+    mod = BuiltinModerator(model_dir=str(default_model_dir("builtin")))
+    tox = SEQ_HEADS.index("toxicity")
+    sets = tt.harmless_dev_texts(data_dir)
+    assert set(sets) == {"identity", "inclusion", "technical", "lookalike"}
+    scores = {name: mod.predict_arrays(texts)[0][:, tox] for name, texts in sets.items()}
+    floor = tt.harmless_floor(scores, 0.99)
+    rows = load_dataset("toxicchat", "dev", data_dir) + load_dataset("toxicchat", "train", data_dir)
+    seq, *_ = mod.predict_arrays([r.text for r in rows])
+    y = np.array([r.labels["toxicity"] for r in rows], dtype=int)
+    free = tt.best_f1_threshold(y, seq[:, tox], resamples=tt.DEV_RESAMPLES)
+    bound = tt.best_f1_threshold(y, seq[:, tox], resamples=tt.DEV_RESAMPLES, lowest=floor)
+    assert free[0] < floor  # the constraint binds for this model at 0.99
+    assert card["thresholds"]["toxicity"] == bound[0] >= floor
+    assert card["dev"]["toxicchat_crossfit_toxicity_f1"] == round(bound[1], 4)
+    assert card["dev"]["harmless_floor"] == floor
+    assert card["dev"]["harmless_dev_pass"] == {
+        name: round(float((s < bound[0]).mean()), 4) for name, s in scores.items()
+    }
+    assert min(card["dev"]["harmless_dev_pass"].values()) >= 0.99
+    # the jailbreak point is chosen as without the constraint
+    jb = np.array([r.labels["jailbreak"] for r in rows], dtype=int)
+    want_jb = tt.best_f1_threshold(
+        jb, seq[:, SEQ_HEADS.index("jailbreak")], resamples=tt.DEV_RESAMPLES
+    )
+    assert card["thresholds"]["jailbreak"] == want_jb[0]
+    assert f"--crossfit {folds[1]} --harmless-pass 0.99 (" in card["dev"]["command"]
+    assert "every harmless dev set passes >= 0.99" in card["dev"]["command"]
+    # a share no point reaches stops the ship with the sets that fall short
+    with pytest.raises(ConfigError) as err:
+        tt.ship(final, tmp_path / "pkg2", data_dir, version="9.0.0", harmless_pass=1.0)
+    assert "No toxicity point up to 0.95 lets every harmless dev set pass >= 1.0: at 0.95, " in (
+        str(err.value)
+    )
+
+
 def test_ship_refuses_a_fold_exported_otherwise(tmp_path, data_dir):
     final = _fake_run(tmp_path, "final")
     folds = [_fake_run(tmp_path, f"f{k}", f"{k}/2") for k in (1, 2)]

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 import tactful.train as tt
 from tactful.cli import app
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
-from tactful.params import Float, Int, OneOf
+from tactful.params import Float, Int, Nullable, OneOf
 
 REPO = Path(__file__).resolve().parents[1]
 HAS_TORCH = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
@@ -192,6 +192,17 @@ def test_ship_names_a_packaged_model(tmp_path):
         PARAM_MESSAGE.format(name="name", owner="ship", rule=rule, value="huge"),
     )
     assert list(run.iterdir()) == []
+    out = tmp_path / "pkg"
+    result = _invoke(
+        "train", "ship", str(run), "--version", "2.0.0", "--harmless-pass", "1.5", "--to", str(out)
+    )
+    rule = Nullable(Float(0, 1, closed="right")).describe()
+    _one_line_error(
+        result,
+        ConfigError,
+        PARAM_MESSAGE.format(name="harmless_pass", owner="ship", rule=rule, value=1.5),
+    )
+    assert list(run.iterdir()) == [] and not out.exists()
 
 
 def test_run_refuses_an_init_of_another_encoder(tmp_path):

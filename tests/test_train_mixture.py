@@ -8,6 +8,7 @@ import math
 import pytest
 
 from tactful.datasets import load_dataset
+from tactful.errors import ConfigError
 from tactful.moderators.builtin import SEQ_HEADS, SPAN_TYPES
 from tactful.train import stage_mixture
 
@@ -446,6 +447,30 @@ def test_best_f1_threshold_plain_and_resampled():
     tr, f1r = best_f1_threshold(y, p, resamples=200, seed=3)
     assert tr in THRESHOLD_GRID and f1r == f1s[list(THRESHOLD_GRID).index(tr)]
     assert best_f1_threshold(y, p, resamples=200, seed=3) == (tr, f1r)
+
+
+def test_best_f1_threshold_lowest_and_the_harmless_floor():
+    import numpy as np
+
+    from tactful.train import THRESHOLD_GRID, best_f1_threshold, harmless_floor
+
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 0, 1, 0])
+    p = np.array([0.1, 0.2, 0.3, 0.45, 0.5, 0.6, 0.7, 0.72, 0.9, 0.05])
+    assert best_f1_threshold(y, p) == (0.475, 0.8888888888888888)
+    # below the floor nothing is chosen: the best point from 0.6 up is 0.6 (P 1, R 0.75)
+    assert best_f1_threshold(y, p, lowest=0.6) == (0.6, 0.75)
+    assert best_f1_threshold(y, p, lowest=0.475) == (0.475, 0.8888888888888888)
+    # the floor: the lowest grid point where every harmless set has >= pass_rate below it
+    scores = {"a": np.array([0.1, 0.2, 0.3, 0.81]), "b": np.array([0.55, 0.1])}
+    assert harmless_floor(scores, 0.75) == 0.575  # a passes 3/4 from 0.325, b 2/2 from 0.575
+    assert harmless_floor(scores, 1.0) == 0.825
+    assert harmless_floor({"a": np.array([0.0])}, 1.0) == float(THRESHOLD_GRID[0])
+    with pytest.raises(ConfigError) as err:
+        harmless_floor({"a": np.array([0.1, 0.96]), "b": np.array([0.97]), "c": np.zeros(3)}, 0.9)
+    assert str(err.value).endswith(
+        "No toxicity point up to 0.95 lets every harmless dev set pass >= 0.9: "
+        "at 0.95, a 0.500, b 0.000."
+    )
 
 
 def test_distill_examples_add_stage_1_texts_the_chat_stage_leaves_out(data_dir):

@@ -19,7 +19,16 @@ import numpy as np
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..errors import ConfigError
-from ..params import Check, Constraints, Nullable, OneOf, PathLike, Str, validate_params
+from ..params import (
+    Check,
+    Constraints,
+    Float,
+    Nullable,
+    OneOf,
+    PathLike,
+    Str,
+    validate_params,
+)
 from ._config import TrainConfig
 from ._encoders import ENCODER_INFO
 
@@ -36,6 +45,8 @@ __all__ = [
     "choose_span_threshold",
     "choose_thresholds",
     "crossfit_runs",
+    "harmless_dev_texts",
+    "harmless_floor",
     "install_export",
     "offensive_dev_rows",
     "run_span_gold",
@@ -66,9 +77,16 @@ RUN_MISMATCH_MESSAGE = (
 
 
 def best_f1_threshold(
-    y: np.ndarray, p: np.ndarray, *, resamples: int = 0, seed: int = 0
+    y: np.ndarray,
+    p: np.ndarray,
+    *,
+    resamples: int = 0,
+    seed: int = 0,
+    lowest: float | None = None,
 ) -> tuple[float, float]:
     """The threshold of :data:`THRESHOLD_GRID` with the best F1 of ``p >= t``, and that F1.
+
+    ``lowest`` leaves out the grid's thresholds below it (:func:`harmless_floor`).
 
     With ``resamples`` > 0 the threshold maximises the *mean* F1 over that many
     bootstrap resamples of the rows (seeded), not the F1 of the one sample: on a
@@ -94,8 +112,72 @@ def best_f1_threshold(
         criterion = f1(counts).mean(axis=0)
     else:
         criterion = plain
+    if lowest is not None:
+        criterion = np.where(THRESHOLD_GRID >= lowest - 1e-9, criterion, -np.inf)
     best = int(np.argmax(criterion > criterion.max() - 1e-12))
     return float(THRESHOLD_GRID[best]), float(plain[best])
+
+
+def harmless_floor(scores: dict[str, np.ndarray], pass_rate: float) -> float:
+    """The lowest threshold of :data:`THRESHOLD_GRID` at which every harmless set
+    passes: at least ``pass_rate`` of each set's scores are below it.
+
+    ``scores`` maps a set's name to its rows' toxicity scores (every row harmless,
+    :func:`harmless_dev_texts`). A set's pass rate only grows with the threshold,
+    so every grid point from the floor up passes too.
+
+    Raises
+    ------
+    ConfigError
+        No grid point lets every set pass; the message names the sets that fall
+        short at the grid's top and their pass rates there.
+    """
+    top = float(THRESHOLD_GRID[-1])
+    rates = {
+        name: (np.asarray(s, dtype=np.float64)[:, None] < THRESHOLD_GRID[None, :]).mean(axis=0)
+        for name, s in scores.items()
+    }
+    ok = np.all([r >= pass_rate - 1e-12 for r in rates.values()], axis=0)
+    if not ok.any():
+        short = ", ".join(
+            f"{name} {r[-1]:.3f}" for name, r in rates.items() if r[-1] < pass_rate - 1e-12
+        )
+        raise ConfigError(
+            f"No toxicity point up to {top} lets every harmless dev set pass >= {pass_rate}: "
+            f"at {top}, {short}."
+        )
+    return float(THRESHOLD_GRID[int(np.argmax(ok))])
+
+
+def harmless_dev_texts(data_dir: str | Path | None) -> dict[str, list[str]]:
+    """The harmless dev sets behind :func:`harmless_floor`, by name: texts no
+    training mixture holds, all of them harmless.
+
+    ``identity``: the held-out HolisticBias and audit-group identity templates
+    (:func:`tactful.functional.identity_negatives`, ``split="dev"``);
+    ``inclusion``: the held-out inclusion templates' rows (a group affirmed or
+    defended); ``technical``: the held-out technical-verb rows ("kill a zombie
+    process"); ``lookalike``: the held-out injection lookalikes ("ignore my earlier
+    message"). The sets ``scripts/compare_runs.py`` reports pass rates for.
+    """
+    from ..datasets import load_holistic_descriptors
+    from ..functional import (
+        exclusion_template_records,
+        holistic_person_nouns,
+        identity_negatives,
+        injection_template_records,
+        technical_template_records,
+    )
+
+    identity = identity_negatives(
+        load_holistic_descriptors(data_dir), nouns=holistic_person_nouns(data_dir), split="dev"
+    )
+    return {
+        "identity": [r.text for r in identity],
+        "inclusion": [r.text for r in exclusion_template_records(split="dev") if r.label == 0],
+        "technical": [r.text for r in technical_template_records(split="dev")],
+        "lookalike": [r.text for r in injection_template_records(split="dev") if r.label == 0],
+    }
 
 
 def run_stages(run_dir: str | Path) -> list[dict[str, Any]]:
@@ -349,6 +431,7 @@ def choose_thresholds(
     data_dir: str | Path | None,
     stages: list[dict[str, Any]] | None = None,
     crossfit: list[tuple[str | Path, int, int]] | None = None,
+    harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
@@ -368,6 +451,12 @@ def choose_thresholds(
     :func:`crossfit_runs`) adds ToxicChat train's rows to the toxicity and
     jailbreak choice, each scored by the model that did not see its fold: for
     ToxicChat 0124, 2,801 rows (384 toxic, 113 jailbreaks) instead of dev's 280 (38, 14).
+
+    ``harmless_pass`` makes the toxicity point see a dev fairness measure: it is
+    the best point at or above :func:`harmless_floor` of the toxicity scores of
+    :func:`harmless_dev_texts`, so that every harmless dev set passes at least
+    that share. ``dev`` then records the floor (``harmless_floor``) and each set's
+    pass rate at the chosen point (``harmless_dev_pass``).
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
@@ -391,11 +480,30 @@ def choose_thresholds(
     th: dict[str, float] = {h: 0.5 for h in SEQ_HEADS}
     dev_fig: dict[str, Any] = {}
     where = "crossfit" if crossfit else "dev"
+    harmless: dict[str, np.ndarray] = {}
+    floor = None
+    if harmless_pass is not None:
+        tox = SEQ_HEADS.index("toxicity")
+        harmless = {
+            name: mod.predict_arrays(texts)[0][:, tox]
+            for name, texts in harmless_dev_texts(data_dir).items()
+        }
+        floor = harmless_floor(harmless, harmless_pass)
     for head, key in (("toxicity", "toxicity"), ("jailbreak", "jailbreak")):
         y = np.array([r.labels[key] for r in rows], dtype=int)
-        t, f1 = best_f1_threshold(y, seq[:, SEQ_HEADS.index(head)], resamples=DEV_RESAMPLES)
+        t, f1 = best_f1_threshold(
+            y,
+            seq[:, SEQ_HEADS.index(head)],
+            resamples=DEV_RESAMPLES,
+            lowest=floor if head == "toxicity" else None,
+        )
         th[head] = t
         dev_fig[f"toxicchat_{where}_{head}_f1"] = round(f1, 4)
+    if floor is not None:
+        dev_fig["harmless_floor"] = floor
+        dev_fig["harmless_dev_pass"] = {
+            name: round(float((s < th["toxicity"]).mean()), 4) for name, s in harmless.items()
+        }
     if crossfit:
         dev_fig["toxicchat_crossfit_rows"] = len(rows)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
@@ -467,6 +575,7 @@ _SHIP_CONSTRAINTS: Constraints = {
             ),
         )
     ),
+    "harmless_pass": Nullable(Float(0, 1, closed="right")),
 }
 
 
@@ -487,6 +596,7 @@ def ship(
     version: str,
     name: str = "builtin",
     crossfit: Sequence[str | Path] | None = None,
+    harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Copy a run's export into a model folder and write its ``card.json``.
 
@@ -506,6 +616,10 @@ def ship(
         Cross-fitting runs of ``run_dir`` (:func:`crossfit_runs`): the toxicity
         and jailbreak points are then chosen on ToxicChat dev and train, each
         train row scored by the run that left its fold out.
+    harmless_pass : float in (0, 1], optional
+        The toxicity point is then the best one at which every harmless dev set
+        (:func:`harmless_dev_texts`) passes at least this share
+        (:func:`choose_thresholds`).
 
     Returns
     -------
@@ -525,6 +639,7 @@ def ship(
         version=version,
         name=name,
         crossfit=list(crossfit) if isinstance(crossfit, (list, tuple)) else crossfit,
+        harmless_pass=harmless_pass,
     )
     run: Path = p["run_dir"]
     fold_runs = crossfit_runs(run, p["crossfit"]) if p["crossfit"] else []
@@ -597,9 +712,22 @@ def ship(
             fold_card = {**card, **install_export(fold_run, fold_dir)}
             (fold_dir / "card.json").write_text(json.dumps(fold_card) + "\n")
             fold_dirs.append((fold_dir, k, n))
-        chosen = choose_thresholds(folder, p["data_dir"], stages, crossfit=fold_dirs or None)
+        chosen = choose_thresholds(
+            folder,
+            p["data_dir"],
+            stages,
+            crossfit=fold_dirs or None,
+            harmless_pass=p["harmless_pass"],
+        )
     card["thresholds"] = chosen["thresholds"]
     crossfit_cmd = "".join(f" --crossfit {r}" for r, _, _ in fold_runs)
+    harmless_cmd, harmless_why = "", ""
+    if p["harmless_pass"] is not None:
+        harmless_cmd = f" --harmless-pass {p['harmless_pass']}"
+        harmless_why = (
+            f", toxicity only at or above the lowest point where every harmless dev set "
+            f"passes >= {p['harmless_pass']}"
+        )
     where = (
         f"ToxicChat dev and train, each train row scored by the run without its fold "
         f"({len(fold_runs)}-fold cross-fitting)"
@@ -608,9 +736,11 @@ def ship(
     )
     card["dev"] = {
         **chosen["dev"],
-        "command": f"tactful train ship {run} --version {p['version']}{crossfit_cmd} "
+        "command": f"tactful train ship {run} --version {p['version']}{crossfit_cmd}"
+        f"{harmless_cmd} "
         f"(thresholds on a 0.05..0.95 grid: toxicity and jailbreak the best mean F1 over "
-        f"{DEV_RESAMPLES} bootstrap resamples of {where}, the others max F1 on dev)",
+        f"{DEV_RESAMPLES} bootstrap resamples of {where}{harmless_why}, the others max F1 "
+        f"on dev)",
     }
     if fold_runs:
         # the fold runs as data, in fold order, for tools that score the same rows again

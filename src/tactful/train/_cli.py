@@ -441,12 +441,30 @@ def ship_command(
             show_default=False,
         ),
     ] = None,
+    harmless_pass: Annotated[
+        float | None,
+        typer.Option(
+            "--harmless-pass",
+            help="Choose the toxicity point only among points at which every harmless dev "
+            "set (held-out identity, inclusion, technical-verb and injection-lookalike "
+            "templates) passes at least this share, e.g. 0.9.",
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Copy a run's export into a model folder; choose thresholds on dev; write card.json."""
     from . import ship
 
-    card = ship(run, to, data_dir, version=version, name=name, crossfit=crossfit or None)
+    card = ship(
+        run,
+        to,
+        data_dir,
+        version=version,
+        name=name,
+        crossfit=crossfit or None,
+        harmless_pass=harmless_pass,
+    )
     _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
 
 
