@@ -37,7 +37,10 @@ ToxicChat dev jailbreak F1 over the bootstrap resamples, as the card chooses it)
 and the share of their harmless lookalikes flagged neither way (a pass rate); and
 the share of the technical-verb rows
 (:func:`tactful.functional.technical_template_records`, ``split="dev"``: "kill a
-zombie process", all harmless) not flagged at the dev threshold (a pass rate).
+zombie process", all harmless) not flagged at the dev threshold (a pass rate); and
+the share of the contrast rows of ``--contrast``
+(:func:`tactful.functional.contrast_template_records`, ``split="dev"``: the
+menace and violent-request words in harmless messages) not flagged (a pass rate).
 
 A model folder (``card.json`` and ``model.onnx``, e.g. the shipped builtin model)
 may stand in for a run; its span gold is SemEval's. With ``--points card`` every
@@ -259,6 +262,19 @@ def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> 
         **dev_exclusion(mod, t),
         **dev_injection(mod, t, jb_t),
         **dev_technical(mod, t),
+        **dev_contrast(mod, t),
+    }
+
+
+def dev_contrast(mod: BuiltinModerator, threshold: float) -> dict:
+    """The share of the held-out contrast templates' rows (all harmless) the
+    toxicity head does not flag at ``threshold``."""
+    from tactful.functional import contrast_template_records
+
+    texts = [r.text for r in contrast_template_records(split="dev")]
+    return {
+        "contrast_n": len(texts),
+        "contrast_pass": 1 - dev_toxic_recall(mod, threshold, texts),
     }
 
 
@@ -280,7 +296,7 @@ def main() -> None:
             f"{'run':28} {'dev AP':>7} {'test AP':>7} {a.points + ' thr':>8} {'test F1':>7} {'JR':>6} "
             f"{'span gold':>9} {'sp thr':>6} {'trial':>6} {'test':>6} "
             f"{'fair FPR':>8} {'worst':>6} {'spans':>6} {'derog':>6} {'delic':>6} {'menace':>6} "
-            f"{'exclus':>6} {'inclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6}"
+            f"{'exclus':>6} {'inclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6} {'contr':>6}"
         )
         for i, run in enumerate(a.runs):
             r = compare(run, a.data_dir, Path(tmp) / str(i), a.points)
@@ -293,7 +309,7 @@ def main() -> None:
                 f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f} "
                 f"{r['menace_recall']:6.3f} {r['exclusion_recall']:6.3f} {r['inclusion_pass']:6.3f} "
                 f"{r['injection_recall']:6.3f} {r['lookalike_pass']:6.3f} "
-                f"{r['technical_pass']:6.3f}",
+                f"{r['technical_pass']:6.3f} {r['contrast_pass']:6.3f}",
                 flush=True,
             )
     if a.json:

@@ -78,6 +78,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             exclusion=bool(config.get("exclusion", False)),
             injection=bool(config.get("injection", False)),
             technical=bool(config.get("technical", False)),
+            contrast=bool(config.get("contrast", False)),
             toxigen=int(config.get("toxigen", 0)),
         )
     else:
@@ -95,6 +96,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             exclusion=bool(config.get("exclusion", False)),
             injection=bool(config.get("injection", False)),
             technical=bool(config.get("technical", False)),
+            contrast=bool(config.get("contrast", False)),
         )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

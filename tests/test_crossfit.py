@@ -138,7 +138,7 @@ def test_crossfit_runs_are_checked(tmp_path):
     assert tt.crossfit_runs(final, [one, calm]) == [(one, 1, 2), (calm, 2, 2)]
     menacing = _fake_run(tmp_path, "menacing", "2/2", menace=True)
     refused([one, menacing], f"{menacing} was not trained like {final}: menace differ.")
-    for name in ("exclusion", "injection", "technical"):
+    for name in ("exclusion", "injection", "technical", "contrast"):
         # a final run whose train.json predates the flag trained without it
         off = _fake_run(tmp_path, f"no-{name}", "2/2", **{name: False})
         assert tt.crossfit_runs(final, [one, off]) == [(one, 1, 2), (off, 2, 2)]
@@ -347,7 +347,7 @@ def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(
     mod = BuiltinModerator(model_dir=str(default_model_dir("builtin")))
     tox = SEQ_HEADS.index("toxicity")
     sets = tt.harmless_dev_texts(data_dir)
-    assert set(sets) == {"identity", "inclusion", "technical", "lookalike"}
+    assert set(sets) == {"identity", "inclusion", "technical", "lookalike", "contrast"}
     scores = {name: mod.predict_arrays(texts)[0][:, tox] for name, texts in sets.items()}
     floor = tt.harmless_floor(scores, 0.99)
     rows = load_dataset("toxicchat", "dev", data_dir) + load_dataset("toxicchat", "train", data_dir)

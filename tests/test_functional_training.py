@@ -44,7 +44,7 @@ from tactful.identity import tag
 LEXICON_GAPS = {"straight"}  # not in the identity lexicon yet (reported to its owner)
 
 #: The functionalities of the template sources added since the menace one, asked for by
-#: name (``--menace``, ``--exclusion``, ``--injection``, ``--technical``); written out
+#: name (``--menace``, ``--exclusion``, ``--injection``, ``--technical``, ``--contrast``); written out
 #: here rather than read from ``_OWN_SOURCES`` so that dropping one fails a test.
 NAMED_SOURCE_FUNCTIONALITIES = (
     "menace",
@@ -53,6 +53,8 @@ NAMED_SOURCE_FUNCTIONALITIES = (
     "injection",
     "injection_lookalike",
     "technical_verbs",
+    "menace_contrast",
+    "harm_contrast",
 )
 
 
@@ -369,6 +371,31 @@ def test_technical_rows_come_from_their_own_templates_split_by_split():
         }
     r = next(r for r in technical_template_records() if r.meta["template_id"] == "tr-tec01")
     assert (r.text, r.spans) == ("How do I kill a zombie process in Linux?", ())
+
+
+def test_contrast_rows_come_from_their_own_templates_split_by_split():
+    from tactful.functional import contrast_template_records, menace_template_records
+
+    counts = [
+        [len(_templates_of(f, s)) for s in ("train", "dev")]
+        for f in ("menace_contrast", "harm_contrast")
+    ]
+    assert counts == [[24, 4], [20, 4]]
+    harmless = (("identity_attack", 0), ("insult", 0), ("threat", 0), ("toxicity", 0))
+    for split, prefixes, n in (
+        ("train", {"tr-mco", "tr-hco"}, 309),
+        ("dev", {"dv-mco", "dv-hco"}, 86),
+    ):
+        rows = contrast_template_records(split=split)
+        _check_rows(rows, split, prefixes, "contrast_templates", n)
+        assert {(r.label, tuple(sorted(r.labels.items())), r.spans) for r in rows} == {
+            (0, harmless, ())
+        }
+    texts = {r.text for r in contrast_template_records()}
+    assert "What's the surest way to kill a nginx process that ignores SIGTERM?" in texts
+    assert "Any tips to finally beat my boss at chess?" in texts
+    # each contrast template mirrors the words of a toxic training template, not a suite one
+    assert not texts & {r.text for r in menace_template_records()}
 
 
 def test_own_sources_are_in_no_other_builder():

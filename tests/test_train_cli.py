@@ -60,13 +60,22 @@ def test_train_help_lists_the_subcommands():
 def test_run_and_distill_take_the_template_sources(command):
     result = _invoke("train", command, "--help")
     assert result.exit_code == 0
-    flags = ("--derogation", "--delicate", "--menace", "--exclusion", "--injection", "--technical")
+    flags = (
+        "--derogation",
+        "--delicate",
+        "--menace",
+        "--exclusion",
+        "--injection",
+        "--technical",
+        "--contrast",
+    )
     for flag in flags:
         assert f" {flag} " in result.output, flag
     assert "Add the menace training templates (indirect threats with no violent" in result.output
     assert "Add the exclusion training templates (a group denied the vote, a" in result.output
     assert "Add the injection training templates (prompt injections with a" in result.output
     assert "Add the technical-verb training templates ('kill a zombie process'," in result.output
+    assert "Add the contrast training templates (the menace and violent-request" in result.output
 
 
 def test_python_m_tactful_train_is_the_same_app():
@@ -139,7 +148,7 @@ def test_train_config_checks_its_parameters():
     assert (tt.TrainConfig().menace, tt.TrainConfig(menace=True).menace) == (False, True)
     with pytest.raises(ConfigError, match="'menace' parameter of TrainConfig"):
         tt.TrainConfig(menace="yes")
-    for name in ("exclusion", "injection", "technical"):
+    for name in ("exclusion", "injection", "technical", "contrast"):
         assert getattr(tt.TrainConfig(), name) is False
         assert getattr(tt.TrainConfig(**{name: True}), name) is True
         with pytest.raises(ConfigError, match=f"'{name}' parameter of TrainConfig"):

@@ -283,11 +283,12 @@ def test_the_menace_templates_join_the_student_and_keep_their_gold_labels(data_d
     assert {DEROGATION_SOURCE, DELICATE_SOURCE, MENACE_SOURCE} <= HARD_ONLY_SOURCES
 
 
-def test_the_exclusion_injection_technical_templates_join_the_student(data_dir):
+def test_the_exclusion_injection_technical_contrast_templates_join_the_student(data_dir):
     from collections import Counter
 
     from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples, with_soft_targets
     from tactful.train._mixture import (
+        CONTRAST_SOURCE,
         DELICATE_SOURCE,
         DEROGATION_SOURCE,
         EXCLUSION_SOURCE,
@@ -299,16 +300,21 @@ def test_the_exclusion_injection_technical_templates_join_the_student(data_dir):
     own = {"derogation": True, "delicate": True, "menace": True}
     base, seed = distill_examples(data_dir, stage=10, extra=0, **own)
     more, seed2 = distill_examples(
-        data_dir, stage=10, extra=0, **own, exclusion=True, injection=True, technical=True
+        data_dir,
+        stage=10,
+        extra=0,
+        **own,
+        exclusion=True,
+        injection=True,
+        technical=True,
+        contrast=True,
     )
     counts = Counter(e.source for e in more)
     assert seed2 == seed
-    assert [counts[s] for s in (EXCLUSION_SOURCE, INJECTION_SOURCE, TECHNICAL_SOURCE)] == [
-        1440,
-        256,
-        93,
-    ]
-    assert len(more) == len(base) + 1440 + 256 + 93
+    sources = (EXCLUSION_SOURCE, INJECTION_SOURCE, TECHNICAL_SOURCE, CONTRAST_SOURCE)
+    assert [counts[s] for s in sources] == [1440, 256, 93, 309]
+    assert set(sources) <= HARD_ONLY_SOURCES
+    assert len(more) == len(base) + 1440 + 256 + 93 + 309
     assert Counter(e.text for e in more if e.source not in HARD_ONLY_SOURCES) == Counter(
         e.text for e in base if e.source not in HARD_ONLY_SOURCES
     )
@@ -335,6 +341,7 @@ def test_the_exclusion_injection_technical_templates_join_the_student(data_dir):
         EXCLUSION_SOURCE,
         INJECTION_SOURCE,
         TECHNICAL_SOURCE,
+        CONTRAST_SOURCE,
     }
 
 

@@ -661,3 +661,27 @@ def test_exclusion_injection_technical_sources_add_their_rows_and_keep_every_oth
     assert [e.seq[k[h]] for h in ("toxicity", "threat", "offensive", "profanity")] == [0.0] * 4
     assert math.isnan(e.seq[k["jailbreak"]])
     assert e.tox_chars == frozenset() and e.type_chars == {}
+
+
+def test_the_contrast_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
+    from collections import Counter
+
+    from tactful.functional import contrast_template_records
+    from tactful.train._mixture import CONTRAST_SOURCE
+
+    k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "threat", "insult", "jailbreak")}
+    mix = {"targeted": True, "broad_toxicity": False, "derogation": True, "menace": True}
+    plain, seed = stage_mixture(data_dir, 10, **mix)
+    more, seed2 = stage_mixture(data_dir, 10, **mix, contrast=True)
+    added = [e for e in more if e.source == CONTRAST_SOURCE]
+    assert CONTRAST_SOURCE == "contrast" and seed2 == seed
+    assert len(added) == 309 and len(more) == len(plain) + 309
+    assert {e.text for e in added} == {r.text for r in contrast_template_records(seed=seed)}
+    assert Counter((e.source, e.text) for e in more if e.source != CONTRAST_SOURCE) == Counter(
+        (e.source, e.text) for e in plain
+    )
+    # harmless: toxicity, threat and insult 0, no toxic character; jailbreak unlabelled
+    e = next(e for e in added if e.text == "Any tips to finally beat my boss at chess?")
+    assert [e.seq[k[h]] for h in ("toxicity", "threat", "insult")] == [0.0] * 3
+    assert math.isnan(e.seq[k["jailbreak"]])
+    assert e.tox_chars == frozenset() and e.type_chars == {}

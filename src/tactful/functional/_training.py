@@ -37,6 +37,7 @@ __all__ = [
     "TEMPLATE_LABELS",
     "THREAT_PATTERN",
     "TRAINING_SOURCES",
+    "contrast_template_records",
     "counterfactual_records",
     "delicate_template_records",
     "derogation_template_records",
@@ -142,11 +143,13 @@ TEMPLATE_LABELS: dict[str, tuple[dict[str, int], bool]] = {
     "injection": ({"toxicity": 1, "jailbreak": 1}, False),
     "injection_lookalike": ({**_NEGATIVE_LABELS, "jailbreak": 0}, True),
     "technical_verbs": (_NEGATIVE_LABELS, True),
+    "menace_contrast": (_NEGATIVE_LABELS, True),
+    "harm_contrast": (_NEGATIVE_LABELS, True),
 }
 
 #: The training templates that are a mixture source of their own, asked for by name
 #: (``tactful train run|distill --derogation`` / ``--delicate`` / ``--menace`` /
-#: ``--exclusion`` / ``--injection`` / ``--technical``):
+#: ``--exclusion`` / ``--injection`` / ``--technical`` / ``--contrast``):
 #: source name -> the functionalities of its templates. Neither
 #: :func:`harm_template_records`, :func:`threat_template_records` nor
 #: :func:`training_records` holds them, so the mixtures of the models shipped before
@@ -158,6 +161,7 @@ _OWN_SOURCES: dict[str, frozenset[str]] = {
     "exclusion_templates": frozenset({"exclusion", "inclusion"}),
     "injection_templates": frozenset({"injection", "injection_lookalike"}),
     "technical_templates": frozenset({"technical_verbs"}),
+    "contrast_templates": frozenset({"menace_contrast", "harm_contrast"}),
 }
 #: Every functionality of :data:`_OWN_SOURCES`.
 _OWN_FUNCTIONALITIES = frozenset().union(*_OWN_SOURCES.values())
@@ -533,6 +537,47 @@ def technical_template_records(
     )
 
 
+def contrast_template_records(
+    *, split: str = "train", seed: int = 0, max_per_template: int | None = 30
+) -> list[Record]:
+    """Rows of the ``menace_contrast`` and ``harm_contrast`` training templates: the
+    menace templates' words (your street, your family, your car, tonight) in
+    kindness, safety tips and plans, and the violent-harm requests' words about a
+    process, a plant, a tree, time or a friend ("the surest way to kill a {process}
+    process", "beat my boss at chess"), all harmless, disjoint from the suite's
+    templates.
+
+    The contrast of :func:`menace_template_records` and of the violent-harm
+    templates of :func:`harm_template_records`, as the inclusion rows are the
+    exclusion rows' (:func:`exclusion_template_records`): a student trained on
+    those learns "how do I kill" and "your family ... tonight" as attacks and flags
+    "How do I kill a python process in Linux?". Like
+    :func:`derogation_template_records` these join a training mixture only when
+    asked (:func:`tactful.train.build_mixture` with ``contrast=True``, ``tactful
+    train run|distill --contrast``), so the mixtures of the runs before them stay
+    as they were.
+
+    Parameters
+    ----------
+    split : {"train", "dev"}, default="train"
+        ``"dev"``: the held-out templates, for choosing runs
+        (``scripts/compare_runs.py`` reports the share not flagged;
+        ``tactful train ship --harmless-pass`` counts them as a harmless dev set).
+    seed : int, default=0
+    max_per_template : int or None, default=30
+
+    Returns
+    -------
+    list of Record
+        ``label`` 0, ``labels`` toxicity, insult, threat and identity_attack 0,
+        ``spans`` ``()`` (no toxic character); ``meta["source"]``
+        ``"contrast_templates"``.
+    """
+    return _own_source_records(
+        "contrast_template_records", "contrast_templates", split, seed, max_per_template
+    )
+
+
 _TOXIGEN_CONSTRAINTS: Constraints = {"max_human_score": Float(1, 4, closed="left")}
 
 
@@ -703,7 +748,7 @@ def training_records(data_dir: DataDir = None, *, seed: int = 0) -> list[Record]
     by name are not among them: :func:`derogation_template_records`,
     :func:`delicate_template_records`, :func:`menace_template_records`,
     :func:`exclusion_template_records`, :func:`injection_template_records`,
-    :func:`technical_template_records`.
+    :func:`technical_template_records`, :func:`contrast_template_records`.
 
     Returns
     -------

@@ -158,10 +158,13 @@ def harmless_dev_texts(data_dir: str | Path | None) -> dict[str, list[str]]:
     ``inclusion``: the held-out inclusion templates' rows (a group affirmed or
     defended); ``technical``: the held-out technical-verb rows ("kill a zombie
     process"); ``lookalike``: the held-out injection lookalikes ("ignore my earlier
-    message"). The sets ``scripts/compare_runs.py`` reports pass rates for.
+    message"); ``contrast``: the held-out contrast rows (the menace and
+    violent-request words in harmless messages). The sets ``scripts/compare_runs.py``
+    reports pass rates for.
     """
     from ..datasets import load_holistic_descriptors
     from ..functional import (
+        contrast_template_records,
         exclusion_template_records,
         holistic_person_nouns,
         identity_negatives,
@@ -177,6 +180,7 @@ def harmless_dev_texts(data_dir: str | Path | None) -> dict[str, list[str]]:
         "inclusion": [r.text for r in exclusion_template_records(split="dev") if r.label == 0],
         "technical": [r.text for r in technical_template_records(split="dev")],
         "lookalike": [r.text for r in injection_template_records(split="dev") if r.label == 0],
+        "contrast": [r.text for r in contrast_template_records(split="dev")],
     }
 
 

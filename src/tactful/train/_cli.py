@@ -109,6 +109,15 @@ TechnicalOpt = Annotated[
         "the egg whites': not toxic) as a source of their own.",
     ),
 ]
+ContrastOpt = Annotated[
+    bool,
+    typer.Option(
+        "--contrast",
+        help="Add the contrast training templates (the menace and violent-request words in "
+        "harmless messages: 'the surest way to kill a stuck process', 'we'll be waiting in "
+        "your driveway with the cake': not toxic) as a source of their own.",
+    ),
+]
 
 
 def _print_json(obj: Any) -> None:
@@ -174,6 +183,7 @@ def run_command(
     exclusion: ExclusionOpt = False,
     injection: InjectionOpt = False,
     technical: TechnicalOpt = False,
+    contrast: ContrastOpt = False,
     holdout: Annotated[
         str | None,
         typer.Option(
@@ -208,6 +218,7 @@ def run_command(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
         holdout=holdout,
     )
     typer.echo(str(run))
@@ -332,6 +343,7 @@ def distill_command(
     exclusion: ExclusionOpt = False,
     injection: InjectionOpt = False,
     technical: TechnicalOpt = False,
+    contrast: ContrastOpt = False,
     toxigen: Annotated[
         int,
         typer.Option(
@@ -376,6 +388,7 @@ def distill_command(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
         toxigen=toxigen,
         init=init,
         stage=stage,
@@ -446,8 +459,8 @@ def ship_command(
         typer.Option(
             "--harmless-pass",
             help="Choose the toxicity point only among points at which every harmless dev "
-            "set (held-out identity, inclusion, technical-verb and injection-lookalike "
-            "templates) passes at least this share, e.g. 0.9.",
+            "set (held-out identity, inclusion, technical-verb, injection-lookalike and "
+            "contrast templates) passes at least this share, e.g. 0.9.",
             show_default=False,
         ),
     ] = None,

@@ -48,10 +48,11 @@ class TrainConfig:
     trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
     ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
     (``None``: as ``targeted``), ``derogation``, ``delicate``, ``menace``,
-    ``exclusion``, ``injection`` and ``technical`` whether the derogation, the
+    ``exclusion``, ``injection``, ``technical`` and ``contrast`` whether the derogation, the
     delicate (grief, illness), the menace (indirect threat), the exclusion (a group
     denied rights, a place or existence, and its inclusion contrast), the injection
-    (prompt injections and lookalikes) and the technical-verb training templates
+    (prompt injections and lookalikes), the technical-verb and the contrast (the menace
+    and violent-request templates' words in harmless messages) training templates
     joined its mixture. ``layers`` keeps the encoder's first layers only. A
     distilled run names its ``teacher`` run; its loss is ``1 - alpha`` times the
     hard-label loss plus ``alpha`` times the soft loss against the teacher's logits
@@ -90,6 +91,7 @@ class TrainConfig:
         "exclusion": Bool(),
         "injection": Bool(),
         "technical": Bool(),
+        "contrast": Bool(),
         "layers": Nullable(Int(1)),
         "teacher": Nullable(Str(nonempty=True)),
         "alpha": Float(0, 1),
@@ -127,6 +129,7 @@ class TrainConfig:
     exclusion: bool = False
     injection: bool = False
     technical: bool = False
+    contrast: bool = False
     layers: int | None = None
     teacher: str | None = None
     alpha: float = 0.5

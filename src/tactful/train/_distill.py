@@ -26,6 +26,7 @@ from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
 from ._mixture import (
+    CONTRAST_SOURCE,
     DELICATE_SOURCE,
     DEROGATION_SOURCE,
     EXCLUSION_SOURCE,
@@ -300,6 +301,7 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "exclusion": Bool(),
     "injection": Bool(),
     "technical": Bool(),
+    "contrast": Bool(),
     "toxigen": Int(0),
 }
 
@@ -314,6 +316,7 @@ HARD_ONLY_SOURCES = frozenset(
         EXCLUSION_SOURCE,
         INJECTION_SOURCE,
         TECHNICAL_SOURCE,
+        CONTRAST_SOURCE,
     }
 )
 
@@ -349,6 +352,7 @@ def distill_examples(
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    contrast: bool = False,
     toxigen: int = 0,
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
@@ -362,8 +366,8 @@ def distill_examples(
     ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
     K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
     scores on that fold choose the shipped model's operating points.
-    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection`` and
-    ``technical`` add those training templates to stage ``stage``'s mixture
+    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection``,
+    ``technical`` and ``contrast`` add those training templates to stage ``stage``'s mixture
     (:func:`~tactful.train.build_mixture`). ``toxigen`` adds that many more ToxiGen
     statements (a seeded sample of those no other example holds; their offensive
     and identity-attack labels kept, toxicity from the teacher alone): natural,
@@ -388,6 +392,7 @@ def distill_examples(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
         toxigen=toxigen,
     )
     fold = parse_holdout(p["holdout"])
@@ -404,6 +409,7 @@ def distill_examples(
         exclusion=p["exclusion"],
         injection=p["injection"],
         technical=p["technical"],
+        contrast=p["contrast"],
     )
     if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
@@ -483,6 +489,7 @@ def distill(
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    contrast: bool = False,
     toxigen: int = 0,
     init: str | Path | None = None,
     export: bool = True,
@@ -502,8 +509,9 @@ def distill(
     (indirect threats with no violent verb), with their labels alone as the
     toxicity and threat targets (the teacher misses them); ``exclusion``,
     ``injection`` and ``technical`` the exclusion (a group denied rights, a place
-    or existence, and the same words in support of a group), injection (prompt injections and harmless lookalikes) and
-    technical-verb templates, with their labels alone as the target of every head
+    or existence, and the same words in support of a group), injection (prompt injections and harmless lookalikes),
+    technical-verb templates and ``contrast`` the contrast templates (the menace and
+    violent-request templates' words in harmless messages), with their labels alone as the target of every head
     they label; with ``soft_templates`` those rows also take the teacher's target
     for a labelled head where it agrees with the label (:func:`with_soft_targets`);
     ``toxigen`` adds that many more ToxiGen statements (:func:`distill_examples`).
@@ -558,6 +566,7 @@ def distill(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
         toxigen=toxigen,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
@@ -602,6 +611,7 @@ def distill(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
         toxigen=toxigen,
     )
     model = train(examples, out_dir, cfg)

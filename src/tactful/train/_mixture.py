@@ -36,7 +36,9 @@ statements in the same words in support of a group, all 0); with
 ``injection=True`` the ``injection`` source (prompt injections with a harmful
 payload, toxicity and jailbreak 1, and harmless lookalikes, both 0); with
 ``technical=True`` the ``technical`` source (violent verbs in harmless technical
-senses, not toxic, no toxic character).
+senses, not toxic, no toxic character); with ``contrast=True`` the ``contrast``
+source (the menace and violent-request templates' words in harmless messages, not
+toxic, no toxic character).
 
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
@@ -68,6 +70,7 @@ from typing import Any
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
 from ..functional import (
+    contrast_template_records,
     delicate_template_records,
     derogation_template_records,
     exclusion_template_records,
@@ -134,6 +137,9 @@ MENACE_SOURCE = "menace"
 EXCLUSION_SOURCE = "exclusion"
 INJECTION_SOURCE = "injection"
 TECHNICAL_SOURCE = "technical"
+#: The source name of the contrast template rows (``build_mixture(contrast=True)``):
+#: the menace and violent-request templates' words in harmless messages.
+CONTRAST_SOURCE = "contrast"
 
 #: Rows kept per source (None = all). Chosen so one epoch of the mixture runs in
 #: about an hour on a 2-core CPU; see the model card for the measured time.
@@ -244,6 +250,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "exclusion": Bool(),
     "injection": Bool(),
     "technical": Bool(),
+    "contrast": Bool(),
 }
 
 
@@ -265,6 +272,7 @@ def build_mixture(
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    contrast: bool = False,
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -331,6 +339,7 @@ def build_mixture(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
     )
     broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
@@ -491,6 +500,7 @@ def build_mixture(
         (p["exclusion"], EXCLUSION_SOURCE, exclusion_template_records),
         (p["injection"], INJECTION_SOURCE, injection_template_records),
         (p["technical"], TECHNICAL_SOURCE, technical_template_records),
+        (p["contrast"], CONTRAST_SOURCE, contrast_template_records),
     ):
         if asked:
             out[name] = [

@@ -221,6 +221,7 @@ def stage_mixture(
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    contrast: bool = False,
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -231,8 +232,8 @@ def stage_mixture(
     rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
     ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
     label the toxicity head (see :func:`~tactful.train.build_mixture`);
-    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection`` and
-    ``technical`` add those training templates as sources of their own.
+    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection``,
+    ``technical`` and ``contrast`` add those training templates as sources of their own.
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -251,6 +252,7 @@ def stage_mixture(
             exclusion=exclusion,
             injection=injection,
             technical=technical,
+            contrast=contrast,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -270,6 +272,7 @@ def stage_mixture(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
     )
     return examples, run_seed
 
@@ -389,6 +392,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "exclusion": Bool(),
     "injection": Bool(),
     "technical": Bool(),
+    "contrast": Bool(),
     "holdout": Nullable(Str(nonempty=True)),
 }
 
@@ -413,6 +417,7 @@ def run_training(
     exclusion: bool = False,
     injection: bool = False,
     technical: bool = False,
+    contrast: bool = False,
     holdout: str | None = None,
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
@@ -472,6 +477,11 @@ def run_training(
         Add the technical-verb training templates (violent verbs in harmless
         technical, sport, cooking and gaming senses) as a source of their own
         (:func:`~tactful.functional.technical_template_records`).
+    contrast : bool, default=False
+        Add the contrast training templates (the menace and violent-request
+        templates' words in harmless messages: "the surest way to kill a stuck
+        process") as a source of their own
+        (:func:`~tactful.functional.contrast_template_records`).
     holdout : str, optional
         ``"K/N"``: leave out ToxicChat train fold K of N
         (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
@@ -502,6 +512,7 @@ def run_training(
         exclusion=exclusion,
         injection=injection,
         technical=technical,
+        contrast=contrast,
         holdout=holdout,
     )
     from ._distill import parse_holdout
@@ -527,6 +538,7 @@ def run_training(
         "exclusion": p["exclusion"],
         "injection": p["injection"],
         "technical": p["technical"],
+        "contrast": p["contrast"],
     }
     common = {
         "epochs": p["epochs"],
@@ -540,6 +552,7 @@ def run_training(
         "exclusion": p["exclusion"],
         "injection": p["injection"],
         "technical": p["technical"],
+        "contrast": p["contrast"],
         "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
