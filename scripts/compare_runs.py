@@ -161,15 +161,18 @@ def dev_injection(mod: BuiltinModerator, threshold: float, jailbreak_threshold: 
     }
 
 
-def dev_technical(mod: BuiltinModerator, threshold: float) -> dict:
-    """The share of the held-out technical-verb templates' rows (all harmless) the
+def dev_harmless_pass(mod: BuiltinModerator, threshold: float, name: str) -> dict:
+    """The share of the held-out rows of the harmless template source ``name``
+    (``"technical"``: :func:`tactful.functional.technical_template_records`;
+    ``"contrast"``: :func:`tactful.functional.contrast_template_records`) the
     toxicity head does not flag at ``threshold``."""
-    from tactful.functional import technical_template_records
+    import tactful.functional
 
-    texts = [r.text for r in technical_template_records(split="dev")]
+    records = getattr(tactful.functional, f"{name}_template_records")
+    texts = [r.text for r in records(split="dev")]
     return {
-        "technical_n": len(texts),
-        "technical_pass": 1 - dev_toxic_recall(mod, threshold, texts),
+        f"{name}_n": len(texts),
+        f"{name}_pass": 1 - dev_toxic_recall(mod, threshold, texts),
     }
 
 
@@ -261,20 +264,8 @@ def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> 
         **dev_menace(mod, t),
         **dev_exclusion(mod, t),
         **dev_injection(mod, t, jb_t),
-        **dev_technical(mod, t),
-        **dev_contrast(mod, t),
-    }
-
-
-def dev_contrast(mod: BuiltinModerator, threshold: float) -> dict:
-    """The share of the held-out contrast templates' rows (all harmless) the
-    toxicity head does not flag at ``threshold``."""
-    from tactful.functional import contrast_template_records
-
-    texts = [r.text for r in contrast_template_records(split="dev")]
-    return {
-        "contrast_n": len(texts),
-        "contrast_pass": 1 - dev_toxic_recall(mod, threshold, texts),
+        **dev_harmless_pass(mod, t, "technical"),
+        **dev_harmless_pass(mod, t, "contrast"),
     }
 
 
