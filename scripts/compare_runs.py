@@ -71,6 +71,7 @@ from tactful.train import (
     DEV_RESAMPLES,
     best_f1_threshold,
     choose_span_threshold,
+    harmless_dev_texts,
     install_export,
     run_span_gold,
     run_stages,
@@ -161,19 +162,18 @@ def dev_injection(mod: BuiltinModerator, threshold: float, jailbreak_threshold: 
     }
 
 
-def dev_harmless_pass(mod: BuiltinModerator, threshold: float, name: str) -> dict:
-    """The share of the held-out rows of the harmless template source ``name``
-    (``"technical"``: :func:`tactful.functional.technical_template_records`;
-    ``"contrast"``: :func:`tactful.functional.contrast_template_records`) the
+def dev_harmless_pass(
+    mod: BuiltinModerator, threshold: float, data_dir: str | None, names: tuple[str, ...]
+) -> dict:
+    """For each harmless dev set ``name`` of :func:`tactful.train.harmless_dev_texts`
+    (``"technical"``, ``"contrast"``): its row count and the share of its rows the
     toxicity head does not flag at ``threshold``."""
-    import tactful.functional
-
-    records = getattr(tactful.functional, f"{name}_template_records")
-    texts = [r.text for r in records(split="dev")]
-    return {
-        f"{name}_n": len(texts),
-        f"{name}_pass": 1 - dev_toxic_recall(mod, threshold, texts),
-    }
+    sets = harmless_dev_texts(data_dir)
+    out: dict = {}
+    for name in names:
+        out[f"{name}_n"] = len(sets[name])
+        out[f"{name}_pass"] = 1 - dev_toxic_recall(mod, threshold, sets[name])
+    return out
 
 
 def dev_derogation(mod: BuiltinModerator, threshold: float) -> dict:
@@ -264,8 +264,7 @@ def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> 
         **dev_menace(mod, t),
         **dev_exclusion(mod, t),
         **dev_injection(mod, t, jb_t),
-        **dev_harmless_pass(mod, t, "technical"),
-        **dev_harmless_pass(mod, t, "contrast"),
+        **dev_harmless_pass(mod, t, data_dir, ("technical", "contrast")),
     }
 
 

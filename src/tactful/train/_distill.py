@@ -509,9 +509,10 @@ def distill(
     (indirect threats with no violent verb), with their labels alone as the
     toxicity and threat targets (the teacher misses them); ``exclusion``,
     ``injection`` and ``technical`` the exclusion (a group denied rights, a place
-    or existence, and the same words in support of a group), injection (prompt injections and harmless lookalikes),
-    technical-verb templates and ``contrast`` the contrast templates (the menace and
-    violent-request templates' words in harmless messages), with their labels alone as the target of every head
+    or existence, and the same words in support of a group), injection (prompt
+    injections and harmless lookalikes), technical-verb templates and ``contrast``
+    the contrast templates (the menace and violent-request templates' words in
+    harmless messages), with their labels alone as the target of every head
     they label; with ``soft_templates`` those rows also take the teacher's target
     for a labelled head where it agrees with the label (:func:`with_soft_targets`);
     ``toxigen`` adds that many more ToxiGen statements (:func:`distill_examples`).
