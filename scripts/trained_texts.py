@@ -46,7 +46,7 @@ from tactful.datasets import dataset_names, get_spec, load_dataset
 from tactful.errors import MissingDataError
 from tactful.evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
 from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.train import CV_PROTOCOLS, STAGES, distill_examples, stage_mixture
+from tactful.train import CV_PROTOCOLS, STAGES, distill_examples, stage_mixture, template_flags
 
 
 def card_stages(card: dict[str, Any]) -> list[dict[str, Any]]:
@@ -72,14 +72,8 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             extra=int(config["extra"]),
             spans=int(config.get("spans", 0)),
             holdout=config.get("holdout"),
-            derogation=bool(config.get("derogation", False)),
-            delicate=bool(config.get("delicate", False)),
-            menace=bool(config.get("menace", False)),
-            exclusion=bool(config.get("exclusion", False)),
-            injection=bool(config.get("injection", False)),
-            technical=bool(config.get("technical", False)),
-            contrast=bool(config.get("contrast", False)),
             toxigen=int(config.get("toxigen", 0)),
+            **template_flags(config),
         )
     else:
         examples, seed = stage_mixture(
@@ -90,13 +84,7 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
             sources=config.get("sources"),
             targeted=bool(config.get("targeted", False)),
             broad_toxicity=config.get("broad_toxicity"),
-            derogation=bool(config.get("derogation", False)),
-            delicate=bool(config.get("delicate", False)),
-            menace=bool(config.get("menace", False)),
-            exclusion=bool(config.get("exclusion", False)),
-            injection=bool(config.get("injection", False)),
-            technical=bool(config.get("technical", False)),
-            contrast=bool(config.get("contrast", False)),
+            **template_flags(config),
         )
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)

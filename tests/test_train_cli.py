@@ -74,7 +74,7 @@ def test_run_and_distill_take_the_template_sources(command):
     assert "Add the menace training templates (indirect threats with no violent" in result.output
     assert "Add the exclusion training templates (a group denied the vote, a" in result.output
     assert "Add the injection training templates (prompt injections with a" in result.output
-    assert "Add the technical-verb training templates ('kill a zombie process'," in result.output
+    assert "Add the technical training templates (violent verbs in harmless" in result.output
     assert "Add the contrast training templates (the menace and violent-request" in result.output
 
 

@@ -262,7 +262,7 @@ def test_toxigen_adds_statements_no_other_example_holds(data_dir):
 
 def test_the_delicate_templates_join_the_student_and_keep_their_gold_labels(data_dir):
     from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples
-    from tactful.train._mixture import DELICATE_SOURCE
+    from tactful.train._templates import DELICATE_SOURCE
 
     base, seed = distill_examples(data_dir, extra=0, derogation=True)
     both, seed2 = distill_examples(data_dir, extra=0, derogation=True, delicate=True)
@@ -273,7 +273,7 @@ def test_the_delicate_templates_join_the_student_and_keep_their_gold_labels(data
 
 def test_the_menace_templates_join_the_student_and_keep_their_gold_labels(data_dir):
     from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples
-    from tactful.train._mixture import DELICATE_SOURCE, DEROGATION_SOURCE, MENACE_SOURCE
+    from tactful.train._templates import DELICATE_SOURCE, DEROGATION_SOURCE, MENACE_SOURCE
 
     base, seed = distill_examples(data_dir, extra=0, derogation=True, delicate=True)
     more, seed2 = distill_examples(data_dir, extra=0, derogation=True, delicate=True, menace=True)
@@ -287,7 +287,7 @@ def test_the_exclusion_injection_technical_contrast_templates_join_the_student(d
     from collections import Counter
 
     from tactful.train._distill import HARD_ONLY_SOURCES, distill_examples, with_soft_targets
-    from tactful.train._mixture import (
+    from tactful.train._templates import (
         CONTRAST_SOURCE,
         DELICATE_SOURCE,
         DEROGATION_SOURCE,

@@ -536,7 +536,7 @@ def test_delicate_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
     from tactful.functional import delicate_template_records
-    from tactful.train._mixture import DELICATE_SOURCE
+    from tactful.train._templates import DELICATE_SOURCE
 
     k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "delicate", "offensive", "jailbreak")}
     plain, seed = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False, derogation=True)
@@ -562,7 +562,7 @@ def test_menace_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
     from tactful.functional import menace_template_records
-    from tactful.train._mixture import MENACE_SOURCE
+    from tactful.train._templates import MENACE_SOURCE
 
     k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "threat", "identity_attack", "delicate")}
     mix = {"targeted": True, "broad_toxicity": False, "derogation": True, "delicate": True}
@@ -597,7 +597,7 @@ def test_exclusion_injection_technical_sources_add_their_rows_and_keep_every_oth
         injection_template_records,
         technical_template_records,
     )
-    from tactful.train._mixture import EXCLUSION_SOURCE, INJECTION_SOURCE, TECHNICAL_SOURCE
+    from tactful.train._templates import EXCLUSION_SOURCE, INJECTION_SOURCE, TECHNICAL_SOURCE
 
     heads = ("toxicity", "identity_attack", "jailbreak", "threat", "offensive", "profanity")
     k = {h: SEQ_HEADS.index(h) for h in heads}
@@ -667,7 +667,7 @@ def test_the_contrast_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
     from tactful.functional import contrast_template_records
-    from tactful.train._mixture import CONTRAST_SOURCE
+    from tactful.train._templates import CONTRAST_SOURCE
 
     k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "threat", "insult", "jailbreak")}
     mix = {"targeted": True, "broad_toxicity": False, "derogation": True, "menace": True}
@@ -685,3 +685,42 @@ def test_the_contrast_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     assert [e.seq[k[h]] for h in ("toxicity", "threat", "insult")] == [0.0] * 3
     assert math.isnan(e.seq[k["jailbreak"]])
     assert e.tox_chars == frozenset() and e.type_chars == {}
+
+
+def test_one_table_names_the_template_sources():
+    """The flags of TEMPLATE_SOURCES are the TemplateFlags keys, the record functions'
+    keys, TrainConfig fields and (by name) tactful.functional's record functions; the
+    distillation's hard-only sources are exactly their source names."""
+    import dataclasses
+
+    import tactful.functional as fn
+    import tactful.train as tt
+    from tactful.train._mixture import TEMPLATE_RECORDS
+    from tactful.train._templates import TEMPLATE_CONSTRAINTS
+
+    flags = ("derogation", "delicate", "menace", "exclusion", "injection", "technical", "contrast")
+    assert tuple(tt.TEMPLATE_SOURCES) == flags
+    assert tuple(tt.TemplateFlags.__annotations__) == flags
+    assert tuple(TEMPLATE_RECORDS) == flags == tuple(TEMPLATE_CONSTRAINTS)
+    for flag in flags:
+        assert TEMPLATE_RECORDS[flag] is getattr(fn, f"{flag}_template_records")
+    fields = {f.name: f.default for f in dataclasses.fields(tt.TrainConfig)}
+    assert {flag: fields[flag] for flag in flags} == dict.fromkeys(flags, False)
+    assert tt.HARD_ONLY_SOURCES == {
+        "derogation",
+        "delicate_templates",
+        "menace",
+        "exclusion",
+        "injection",
+        "technical",
+        "contrast",
+    }
+    # a run's train.json written before a flag existed reads as False for it
+    assert tt.template_flags({"menace": True, "epochs": 1.0}) == {
+        **dict.fromkeys(flags, False),
+        "menace": True,
+    }
+    with pytest.raises(
+        TypeError, match="build_mixture declares no constraint for parameter 'menac'"
+    ):
+        tt.build_mixture(None, menac=True)  # type: ignore[call-arg]

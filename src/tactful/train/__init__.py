@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ._cli import train_app
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
     from ._distill import (
+        HARD_ONLY_SOURCES,
         distill,
         distill_examples,
         is_model_folder,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
         soup,
         stage_mixture,
     )
+    from ._templates import TEMPLATE_SOURCES, TemplateFlags, template_flags
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "CV_PROTOCOLS",
@@ -96,6 +98,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "ENCODER_INFO",
     "EncoderInfo",
     "Example",
+    "HARD_ONLY_SOURCES",
     "MODEL_FILES",
     "MPNET_PARTS",
     "MPNET_ZIP_SHA256",
@@ -107,8 +110,10 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "SPAN_GOLDS",
     "STAGES",
     "SourceRun",
+    "TEMPLATE_SOURCES",
     "THRESHOLD_GRID",
     "TRAIN_EXTRA_MESSAGE",
+    "TemplateFlags",
     "TrainConfig",
     "assemble_encoder",
     "best_f1_threshold",
@@ -146,6 +151,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "stage_mixture",
     "teacher_identity",
     "teacher_logits",
+    "template_flags",
     "toxicchat_folds",
     "train",
     "train_app",
@@ -162,6 +168,10 @@ _LAZY: dict[str, str] = {
     "ENCODER_INFO": "._encoders",
     "EncoderInfo": "._encoders",
     "Example": "._mixture",
+    "HARD_ONLY_SOURCES": "._distill",
+    "TEMPLATE_SOURCES": "._templates",
+    "TemplateFlags": "._templates",
+    "template_flags": "._templates",
     "MODEL_FILES": "._card",
     "MPNET_PARTS": "._encoders",
     "MPNET_ZIP_SHA256": "._encoders",

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from ..options import DataDirOpt
+from ._templates import TEMPLATE_SOURCES
 
 __all__ = ["EncoderName", "train_app"]
 
@@ -59,65 +60,24 @@ InitOpt = Annotated[
 ExportOpt = Annotated[
     bool, typer.Option("--export/--no-export", help="Export int8 ONNX into OUT/export.")
 ]
-DerogationOpt = Annotated[
-    bool,
-    typer.Option(
-        "--derogation",
-        help="Add the derogation training templates (a group called inferior or "
-        "unworthy of rights, in plain words) as a source of their own.",
-    ),
-]
-DelicateOpt = Annotated[
-    bool,
-    typer.Option(
-        "--delicate",
-        help="Add the delicate training templates (grief and serious illness: delicate, "
-        "not toxic) as a source of their own.",
-    ),
-]
-MenaceOpt = Annotated[
-    bool,
-    typer.Option(
-        "--menace",
-        help="Add the menace training templates (indirect threats with no violent verb: "
-        "the reader's home, family or safety) as a source of their own.",
-    ),
-]
-ExclusionOpt = Annotated[
-    bool,
-    typer.Option(
-        "--exclusion",
-        help="Add the exclusion training templates (a group denied the vote, a home, a "
-        "country or existence, in plain words: toxic; the same words in support of a "
-        "group: not) as a source of their own.",
-    ),
-]
-InjectionOpt = Annotated[
-    bool,
-    typer.Option(
-        "--injection",
-        help="Add the injection training templates (prompt injections with a harmful "
-        "request: toxic and jailbreak; harmless 'ignore my last message' lookalikes: "
-        "neither) as a source of their own.",
-    ),
-]
-TechnicalOpt = Annotated[
-    bool,
-    typer.Option(
-        "--technical",
-        help="Add the technical-verb training templates ('kill a zombie process', 'beat "
-        "the egg whites': not toxic) as a source of their own.",
-    ),
-]
-ContrastOpt = Annotated[
-    bool,
-    typer.Option(
-        "--contrast",
-        help="Add the contrast training templates (the menace and violent-request words in "
-        "harmless messages: 'the surest way to kill a stuck process', 'we'll be waiting in "
-        "your driveway with the cake': not toxic) as a source of their own.",
-    ),
-]
+
+
+def _template_opt(flag: str) -> Any:
+    """The ``--FLAG`` option of one of :data:`~tactful.train.TEMPLATE_SOURCES`."""
+    what = TEMPLATE_SOURCES[flag][1]
+    return typer.Option(
+        f"--{flag}",
+        help=f"Add the {flag} training templates ({what}) as a source of their own.",
+    )
+
+
+DerogationOpt = Annotated[bool, _template_opt("derogation")]
+DelicateOpt = Annotated[bool, _template_opt("delicate")]
+MenaceOpt = Annotated[bool, _template_opt("menace")]
+ExclusionOpt = Annotated[bool, _template_opt("exclusion")]
+InjectionOpt = Annotated[bool, _template_opt("injection")]
+TechnicalOpt = Annotated[bool, _template_opt("technical")]
+ContrastOpt = Annotated[bool, _template_opt("contrast")]
 
 
 def _print_json(obj: Any) -> None:

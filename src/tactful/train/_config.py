@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ..errors import ModelError
 from ..params import Bool, Constraints, Float, Int, Nullable, OneOf, Str, validate_params
 from ._encoders import ENCODERS, encoder_dir
+from ._templates import TEMPLATE_CONSTRAINTS
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -47,12 +48,8 @@ class TrainConfig:
     is set only when the run overrode its stage's choice; ``targeted`` says the run
     trained on model 2.0's mixture (:func:`~tactful.train.build_mixture`), and
     ``broad_toxicity`` whether the hate and offence sets labelled its toxicity head
-    (``None``: as ``targeted``), ``derogation``, ``delicate``, ``menace``,
-    ``exclusion``, ``injection``, ``technical`` and ``contrast`` whether the derogation, the
-    delicate (grief, illness), the menace (indirect threat), the exclusion (a group
-    denied rights, a place or existence, and its inclusion contrast), the injection
-    (prompt injections and lookalikes), the technical-verb and the contrast (the menace
-    and violent-request templates' words in harmless messages) training templates
+    (``None``: as ``targeted``), and each template flag (``derogation``, ``menace``,
+    ...: :data:`~tactful.train.TEMPLATE_SOURCES`) whether those training templates
     joined its mixture. ``layers`` keeps the encoder's first layers only. A
     distilled run names its ``teacher`` run; its loss is ``1 - alpha`` times the
     hard-label loss plus ``alpha`` times the soft loss against the teacher's logits
@@ -85,13 +82,7 @@ class TrainConfig:
         "encoder": OneOf(ENCODERS),
         "targeted": Bool(),
         "broad_toxicity": Nullable(Bool()),
-        "derogation": Bool(),
-        "delicate": Bool(),
-        "menace": Bool(),
-        "exclusion": Bool(),
-        "injection": Bool(),
-        "technical": Bool(),
-        "contrast": Bool(),
+        **TEMPLATE_CONSTRAINTS,
         "layers": Nullable(Int(1)),
         "teacher": Nullable(Str(nonempty=True)),
         "alpha": Float(0, 1),

@@ -18,26 +18,18 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TrainConfig, load_tokenizer, require_train_extra
-from ._mixture import (
-    CONTRAST_SOURCE,
-    DELICATE_SOURCE,
-    DEROGATION_SOURCE,
-    EXCLUSION_SOURCE,
-    INJECTION_SOURCE,
-    MENACE_SOURCE,
-    TECHNICAL_SOURCE,
-    Example,
-    drop_fold,
-)
+from ._mixture import Example, drop_fold
+from ._templates import TEMPLATE_CONSTRAINTS, TEMPLATE_SOURCES, TemplateFlags, template_flags
 
 __all__ = [
+    "HARD_ONLY_SOURCES",
     "TEACHER_PART",
     "distill",
     "distill_examples",
@@ -295,30 +287,14 @@ _EXAMPLES_CONSTRAINTS: Constraints = {
     "broad_toxicity": Nullable(Bool()),
     "spans": Int(0),
     "holdout": Nullable(Str(nonempty=True)),
-    "derogation": Bool(),
-    "delicate": Bool(),
-    "menace": Bool(),
-    "exclusion": Bool(),
-    "injection": Bool(),
-    "technical": Bool(),
-    "contrast": Bool(),
+    **TEMPLATE_CONSTRAINTS,
     "toxigen": Int(0),
 }
 
 
 #: Sources whose rows the teacher gets wrong by design (it never learned them): their
 #: labelled heads learn from their gold labels alone (:func:`with_soft_targets`).
-HARD_ONLY_SOURCES = frozenset(
-    {
-        DEROGATION_SOURCE,
-        DELICATE_SOURCE,
-        MENACE_SOURCE,
-        EXCLUSION_SOURCE,
-        INJECTION_SOURCE,
-        TECHNICAL_SOURCE,
-        CONTRAST_SOURCE,
-    }
-)
+HARD_ONLY_SOURCES = frozenset(name for name, _ in TEMPLATE_SOURCES.values())
 
 
 def parse_holdout(holdout: str | None) -> tuple[int, int] | None:
@@ -346,14 +322,8 @@ def distill_examples(
     broad_toxicity: bool | None = False,
     spans: int = 0,
     holdout: str | None = None,
-    derogation: bool = False,
-    delicate: bool = False,
-    menace: bool = False,
-    exclusion: bool = False,
-    injection: bool = False,
-    technical: bool = False,
-    contrast: bool = False,
     toxigen: int = 0,
+    **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int]:
     """The student's examples (without soft targets) and the seed its run uses.
 
@@ -366,9 +336,8 @@ def distill_examples(
     ``holdout="K/N"`` then drops every example whose text is in ToxicChat train fold
     K of N (:func:`~tactful.train.toxicchat_folds`): a cross-fitting run, whose
     scores on that fold choose the shipped model's operating points.
-    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection``,
-    ``technical`` and ``contrast`` add those training templates to stage ``stage``'s mixture
-    (:func:`~tactful.train.build_mixture`). ``toxigen`` adds that many more ToxiGen
+    ``templates`` (``derogation=True``, ...: :data:`~tactful.train.TEMPLATE_SOURCES`) add
+    those training templates to stage ``stage``'s mixture. ``toxigen`` adds that many more ToxiGen
     statements (a seeded sample of those no other example holds; their offensive
     and identity-attack labels kept, toxicity from the teacher alone): natural,
     varied statements about 13 groups, hateful and benign, so that the student
@@ -386,14 +355,8 @@ def distill_examples(
         broad_toxicity=broad_toxicity,
         spans=spans,
         holdout=holdout,
-        derogation=derogation,
-        delicate=delicate,
-        menace=menace,
-        exclusion=exclusion,
-        injection=injection,
-        technical=technical,
-        contrast=contrast,
         toxigen=toxigen,
+        **templates,
     )
     fold = parse_holdout(p["holdout"])
     mix = {"targeted": p["targeted"], "broad_toxicity": p["broad_toxicity"]}
@@ -403,13 +366,7 @@ def distill_examples(
         p["seed"],
         None,
         **mix,
-        derogation=p["derogation"],
-        delicate=p["delicate"],
-        menace=p["menace"],
-        exclusion=p["exclusion"],
-        injection=p["injection"],
-        technical=p["technical"],
-        contrast=p["contrast"],
+        **template_flags(p),
     )
     if p["extra"] or p["spans"]:
         pool, _ = stage_mixture(data_dir, 1, p["seed"], False, **mix)
@@ -483,16 +440,10 @@ def distill(
     token_alpha: float | None = None,
     soft_on_gold: bool = True,
     soft_templates: bool = False,
-    derogation: bool = False,
-    delicate: bool = False,
-    menace: bool = False,
-    exclusion: bool = False,
-    injection: bool = False,
-    technical: bool = False,
-    contrast: bool = False,
     toxigen: int = 0,
     init: str | Path | None = None,
     export: bool = True,
+    **templates: Unpack[TemplateFlags],
 ) -> Path:
     """Train a MiniLM student on :func:`distill_examples` with ``teacher_run``'s logits.
 
@@ -501,19 +452,11 @@ def distill(
     ``temperature`` (times its square); the toxic-token head likewise, the span
     types from hard labels only. ``layers`` keeps MiniLM's first layers only (a
     faster student). Stage 7's window and rates (256 tokens, heads 1e-3) with
-    MiniLM's encoder rate (5e-5). ``derogation`` adds the derogation training
-    templates to the mixture, with their labels alone as the toxicity and
-    identity-attack targets (the teacher misses them); ``delicate`` the delicate
-    (grief, illness) templates, with their labels alone as every head's target
-    (the teacher scores them barely delicate); ``menace`` the menace templates
-    (indirect threats with no violent verb), with their labels alone as the
-    toxicity and threat targets (the teacher misses them); ``exclusion``,
-    ``injection`` and ``technical`` the exclusion (a group denied rights, a place
-    or existence, and the same words in support of a group), injection (prompt
-    injections and harmless lookalikes), technical-verb templates and ``contrast``
-    the contrast templates (the menace and violent-request templates' words in
-    harmless messages), with their labels alone as the target of every head
-    they label; with ``soft_templates`` those rows also take the teacher's target
+    MiniLM's encoder rate (5e-5). ``templates`` (``derogation=True``, ...:
+    :data:`~tactful.train.TEMPLATE_SOURCES`) add those training templates to the
+    mixture, with their labels alone as the target of every head they label (the
+    teacher never learned them: :data:`HARD_ONLY_SOURCES`); with ``soft_templates``
+    those rows also take the teacher's target
     for a labelled head where it agrees with the label (:func:`with_soft_targets`);
     ``toxigen`` adds that many more ToxiGen statements (:func:`distill_examples`).
     Writes a run folder like ``tactful train run``.
@@ -561,14 +504,8 @@ def distill(
         extra=extra,
         spans=spans,
         holdout=holdout,
-        derogation=derogation,
-        delicate=delicate,
-        menace=menace,
-        exclusion=exclusion,
-        injection=injection,
-        technical=technical,
-        contrast=contrast,
         toxigen=toxigen,
+        **templates,
     )
     texts = list(dict.fromkeys(e.text for e in examples))
     log.info(
@@ -606,14 +543,8 @@ def distill(
         extra=extra,
         spans=spans,
         holdout=holdout,
-        derogation=derogation,
-        delicate=delicate,
-        menace=menace,
-        exclusion=exclusion,
-        injection=injection,
-        technical=technical,
-        contrast=contrast,
         toxigen=toxigen,
+        **templates,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())

@@ -25,20 +25,9 @@ token type          ToxicSpans rater-level posts whose text is not in the
                     SemEval trial or test files
 ==================  ==========================================================
 
-With ``derogation=True`` the ``derogation`` source (the derogation training
-templates, toxicity and identity_attack 1 with their spans) joins too; with
-``delicate=True`` the ``delicate_templates`` source (grief and serious illness,
-delicate 1 and not toxic); with ``menace=True`` the ``menace`` source (indirect
-threats with no violent verb, toxicity and threat 1 with their spans); with
-``exclusion=True`` the ``exclusion`` source (a group denied rights, a place or
-existence, toxicity and identity_attack 1 with their spans, and harmless
-statements in the same words in support of a group, all 0); with
-``injection=True`` the ``injection`` source (prompt injections with a harmful
-payload, toxicity and jailbreak 1, and harmless lookalikes, both 0); with
-``technical=True`` the ``technical`` source (violent verbs in harmless technical
-senses, not toxic, no toxic character); with ``contrast=True`` the ``contrast``
-source (the menace and violent-request templates' words in harmless messages, not
-toxic, no toxic character).
+Each template flag of :data:`~tactful.train.TEMPLATE_SOURCES` (``derogation=True``,
+``menace=True``, ...) adds every row of that set of training templates as a source of
+its own.
 
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
@@ -62,10 +51,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
@@ -80,11 +69,13 @@ from ..functional import (
     training_records,
 )
 from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
+from ._templates import TEMPLATE_CONSTRAINTS, TEMPLATE_SOURCES, TemplateFlags, template_flags
 
 __all__ = [
     "DEFAULT_CAPS",
     "DEFAULT_REPEATS",
     "SPAN_GOLDS",
+    "TEMPLATE_RECORDS",
     "Example",
     "build_mixture",
     "toxicchat_folds",
@@ -119,27 +110,17 @@ def _seq(**labels: float | None) -> list[float]:
 #: Where the toxic-span targets come from (see :func:`build_mixture`).
 SPAN_GOLDS = ("semeval", "raters")
 
-#: The source name of the derogation template rows (``build_mixture(derogation=True)``):
-#: they are gold-labelled, so distillation gives them no teacher targets.
-DEROGATION_SOURCE = "derogation"
-
-#: The source name of the delicate template rows (``build_mixture(delicate=True)``),
-#: gold-labelled like the derogation rows.
-DELICATE_SOURCE = "delicate_templates"
-
-#: The source name of the menace template rows (``build_mixture(menace=True)``),
-#: gold-labelled like the derogation rows.
-MENACE_SOURCE = "menace"
-
-#: The source names of the exclusion (and inclusion), injection (and lookalike) and
-#: technical-verb template rows (``build_mixture(exclusion=True)`` etc.),
-#: gold-labelled like the derogation rows.
-EXCLUSION_SOURCE = "exclusion"
-INJECTION_SOURCE = "injection"
-TECHNICAL_SOURCE = "technical"
-#: The source name of the contrast template rows (``build_mixture(contrast=True)``):
-#: the menace and violent-request templates' words in harmless messages.
-CONTRAST_SOURCE = "contrast"
+#: The function that makes each template source's rows, by flag
+#: (:data:`~tactful.train.TEMPLATE_SOURCES`).
+TEMPLATE_RECORDS: dict[str, Callable[..., list[Record]]] = {
+    "derogation": derogation_template_records,
+    "delicate": delicate_template_records,
+    "menace": menace_template_records,
+    "exclusion": exclusion_template_records,
+    "injection": injection_template_records,
+    "technical": technical_template_records,
+    "contrast": contrast_template_records,
+}
 
 #: Rows kept per source (None = all). Chosen so one epoch of the mixture runs in
 #: about an hour on a 2-core CPU; see the model card for the measured time.
@@ -244,13 +225,7 @@ _MIXTURE_CONSTRAINTS: Constraints = {
     "span_gold": OneOf(SPAN_GOLDS),
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
-    "derogation": Bool(),
-    "delicate": Bool(),
-    "menace": Bool(),
-    "exclusion": Bool(),
-    "injection": Bool(),
-    "technical": Bool(),
-    "contrast": Bool(),
+    **TEMPLATE_CONSTRAINTS,
 }
 
 
@@ -266,13 +241,7 @@ def build_mixture(
     span_gold: str = "semeval",
     targeted: bool = False,
     broad_toxicity: bool | None = None,
-    derogation: bool = False,
-    delicate: bool = False,
-    menace: bool = False,
-    exclusion: bool = False,
-    injection: bool = False,
-    technical: bool = False,
-    contrast: bool = False,
+    **templates: Unpack[TemplateFlags],
 ) -> list[Example]:
     """Build the shuffled training examples of the multi-task model.
 
@@ -297,31 +266,11 @@ def build_mixture(
     ``targeted=True, broad_toxicity=False`` keeps the targeted rows but leaves
     ToxicChat (and the targeted rows) the only toxicity labels.
 
-    ``derogation=True`` adds the ``derogation`` source: every row of
-    :func:`~tactful.functional.derogation_template_records` (a group called
-    inferior or unworthy of rights in plain words; toxicity and identity attack 1,
-    the demeaning words as ``identity_attack`` spans), uncapped and drawn from no
-    random stream, so that every other source samples the rows it samples
-    without it (only the final shuffle differs). ``delicate=True`` adds the
-    ``delicate_templates`` source the same way: every row of
-    :func:`~tactful.functional.delicate_template_records` (grief and serious
-    illness; delicate 1, toxicity 0, no toxic character), and ``menace=True``
-    the ``menace`` source: every row of
-    :func:`~tactful.functional.menace_template_records` (indirect threats with no
-    violent verb; toxicity and threat 1, the menacing words as ``threat`` spans).
-    ``exclusion=True`` adds the ``exclusion`` source
-    (:func:`~tactful.functional.exclusion_template_records`: a group denied
-    rights, a place or existence; toxicity and identity attack 1, the excluding
-    words as ``identity_attack`` spans; and the same words in support of a group,
-    toxicity and identity attack 0 with no toxic character), ``injection=True``
-    the ``injection`` source (:func:`~tactful.functional.injection_template_records`:
-    prompt injections with a harmful payload, toxicity and jailbreak 1 with unknown
-    spans, and harmless lookalikes, toxicity and jailbreak 0 with no toxic
-    character), and
-    ``technical=True`` the ``technical`` source
-    (:func:`~tactful.functional.technical_template_records`: violent verbs in
-    harmless technical, sport, cooking and gaming senses; not toxic, no toxic
-    character), each the same way.
+    ``templates`` (``derogation=True``, ``menace=True``, ...:
+    :data:`~tactful.train.TEMPLATE_SOURCES`) adds each of those sets of training
+    templates as a source of its own, every row, uncapped and drawn from no random
+    stream, so that every other source samples the rows it samples without it (only
+    the final shuffle differs).
     """
     p = validate_params(
         "build_mixture",
@@ -333,13 +282,7 @@ def build_mixture(
         span_gold=span_gold,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
-        derogation=derogation,
-        delicate=delicate,
-        menace=menace,
-        exclusion=exclusion,
-        injection=injection,
-        technical=technical,
-        contrast=contrast,
+        **templates,
     )
     broad = targeted if p["broad_toxicity"] is None else p["broad_toxicity"]
     jb_tox = 1 if jailbreak_toxic else None
@@ -492,19 +435,13 @@ def build_mixture(
         ]
     if "targeted" in wanted:
         out["targeted"] = [_targeted_example(r) for r in training_records(data_dir, seed=seed)]
-    # the template sources asked for by name: every row, from no random stream
-    for asked, name, records in (
-        (p["derogation"], DEROGATION_SOURCE, derogation_template_records),
-        (p["delicate"], DELICATE_SOURCE, delicate_template_records),
-        (p["menace"], MENACE_SOURCE, menace_template_records),
-        (p["exclusion"], EXCLUSION_SOURCE, exclusion_template_records),
-        (p["injection"], INJECTION_SOURCE, injection_template_records),
-        (p["technical"], TECHNICAL_SOURCE, technical_template_records),
-        (p["contrast"], CONTRAST_SOURCE, contrast_template_records),
-    ):
+    # the template sources asked for by flag: every row, from no random stream
+    for flag, asked in template_flags(p).items():
         if asked:
+            name = TEMPLATE_SOURCES[flag][0]
             out[name] = [
-                dataclasses.replace(_targeted_example(r), source=name) for r in records(seed=seed)
+                dataclasses.replace(_targeted_example(r), source=name)
+                for r in TEMPLATE_RECORDS[flag](seed=seed)
             ]
 
     examples: list[Example] = []

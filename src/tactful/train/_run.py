@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from ..params import (
 from ._config import TrainConfig, load_tokenizer, require_train_extra
 from ._encoders import ENCODER_INFO, ENCODERS
 from ._mixture import DEFAULT_CAPS, Example, build_mixture, drop_fold
+from ._templates import TEMPLATE_CONSTRAINTS, TemplateFlags, template_flags
 
 if TYPE_CHECKING:
     from ._model import MultiTaskModel
@@ -215,13 +216,7 @@ def stage_mixture(
     sources: Iterable[str] | None = None,
     targeted: bool = False,
     broad_toxicity: bool | None = None,
-    derogation: bool = False,
-    delicate: bool = False,
-    menace: bool = False,
-    exclusion: bool = False,
-    injection: bool = False,
-    technical: bool = False,
-    contrast: bool = False,
+    **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int]:
     """The training examples of ``stage`` (1 = the full mixture) and the seed the run uses.
 
@@ -232,8 +227,8 @@ def stage_mixture(
     rows and toxicity labels (all of them in stage 1, a replay of 3,000 later);
     ``broad_toxicity`` (default: ``targeted``) whether the hate and offence sets
     label the toxicity head (see :func:`~tactful.train.build_mixture`);
-    ``derogation``, ``delicate``, ``menace``, ``exclusion``, ``injection``,
-    ``technical`` and ``contrast`` add those training templates as sources of their own.
+    ``templates`` (:data:`~tactful.train.TEMPLATE_SOURCES`) add those training
+    templates as sources of their own.
     """
     st: dict[str, Any] = STAGES.get(stage, {})
     if jailbreak_toxic is None:
@@ -246,13 +241,7 @@ def stage_mixture(
             sources=sources,
             targeted=targeted,
             broad_toxicity=broad_toxicity,
-            derogation=derogation,
-            delicate=delicate,
-            menace=menace,
-            exclusion=exclusion,
-            injection=injection,
-            technical=technical,
-            contrast=contrast,
+            **templates,
         )
         return examples, seed
     run_seed = seed + st.get("seed_offset", stage - 1)
@@ -266,13 +255,7 @@ def stage_mixture(
         sources=sources,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
-        derogation=derogation,
-        delicate=delicate,
-        menace=menace,
-        exclusion=exclusion,
-        injection=injection,
-        technical=technical,
-        contrast=contrast,
+        **templates,
     )
     return examples, run_seed
 
@@ -386,13 +369,7 @@ _RUN_CONSTRAINTS: Constraints = {
     "sources": Nullable(StrList(options=SOURCES, nonempty=True)),
     "targeted": Bool(),
     "broad_toxicity": Nullable(Bool()),
-    "derogation": Bool(),
-    "delicate": Bool(),
-    "menace": Bool(),
-    "exclusion": Bool(),
-    "injection": Bool(),
-    "technical": Bool(),
-    "contrast": Bool(),
+    **TEMPLATE_CONSTRAINTS,
     "holdout": Nullable(Str(nonempty=True)),
 }
 
@@ -411,14 +388,8 @@ def run_training(
     sources: Iterable[str] | None = None,
     targeted: bool = False,
     broad_toxicity: bool | None = None,
-    derogation: bool = False,
-    delicate: bool = False,
-    menace: bool = False,
-    exclusion: bool = False,
-    injection: bool = False,
-    technical: bool = False,
-    contrast: bool = False,
     holdout: str | None = None,
+    **templates: Unpack[TemplateFlags],
 ) -> Path:
     """Build a stage's mixture, train on it, and export ONNX into ``out/export``.
 
@@ -454,40 +425,15 @@ def run_training(
     broad_toxicity : bool, optional
         Whether the hate and offence sets label the toxicity head (default:
         ``targeted``).
-    derogation : bool, default=False
-        Add the derogation training templates as a source of their own
-        (:func:`~tactful.functional.derogation_template_records`).
-    delicate : bool, default=False
-        Add the delicate training templates (grief and serious illness) as a
-        source of their own (:func:`~tactful.functional.delicate_template_records`).
-    menace : bool, default=False
-        Add the menace training templates (indirect threats with no violent
-        verb) as a source of their own
-        (:func:`~tactful.functional.menace_template_records`).
-    exclusion : bool, default=False
-        Add the exclusion training templates (a group denied rights, a place or
-        existence in plain words, and harmless statements in the same words in
-        support of a group) as a source of their own
-        (:func:`~tactful.functional.exclusion_template_records`).
-    injection : bool, default=False
-        Add the injection training templates (prompt injections with a harmful
-        payload, toxic and jailbreak, and harmless lookalikes) as a source of their
-        own (:func:`~tactful.functional.injection_template_records`).
-    technical : bool, default=False
-        Add the technical-verb training templates (violent verbs in harmless
-        technical, sport, cooking and gaming senses) as a source of their own
-        (:func:`~tactful.functional.technical_template_records`).
-    contrast : bool, default=False
-        Add the contrast training templates (the menace and violent-request
-        templates' words in harmless messages: "the surest way to kill a stuck
-        process") as a source of their own
-        (:func:`~tactful.functional.contrast_template_records`).
     holdout : str, optional
         ``"K/N"``: leave out ToxicChat train fold K of N
         (:func:`~tactful.train.toxicchat_folds`), a cross-fitting run whose scores
         on that fold choose the shipped run's operating points
         (:func:`~tactful.train.crossfit_runs`). A later stage's ``init`` must have
         left out the same fold.
+    **templates : bool
+        ``derogation=True``, ``menace=True``, ...: add those training templates
+        as sources of their own (:data:`~tactful.train.TEMPLATE_SOURCES`).
 
     Returns
     -------
@@ -506,14 +452,8 @@ def run_training(
         sources=sources,
         targeted=targeted,
         broad_toxicity=broad_toxicity,
-        derogation=derogation,
-        delicate=delicate,
-        menace=menace,
-        exclusion=exclusion,
-        injection=injection,
-        technical=technical,
-        contrast=contrast,
         holdout=holdout,
+        **templates,
     )
     from ._distill import parse_holdout
 
@@ -528,31 +468,20 @@ def run_training(
     out_dir: Path = p["out"]
     _setup_logging(out_dir)
     data = p["data_dir"]
-    mix = {
+    flags = template_flags(p)
+    mix: dict[str, Any] = {
         "sources": p["sources"],
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
-        "derogation": p["derogation"],
-        "delicate": p["delicate"],
-        "menace": p["menace"],
-        "exclusion": p["exclusion"],
-        "injection": p["injection"],
-        "technical": p["technical"],
-        "contrast": p["contrast"],
+        **flags,
     }
-    common = {
+    common: dict[str, Any] = {
         "epochs": p["epochs"],
         "jailbreak_toxic": jailbreak_toxic,
         "encoder": p["encoder"],
         "targeted": p["targeted"],
         "broad_toxicity": p["broad_toxicity"],
-        "derogation": p["derogation"],
-        "delicate": p["delicate"],
-        "menace": p["menace"],
-        "exclusion": p["exclusion"],
-        "injection": p["injection"],
-        "technical": p["technical"],
-        "contrast": p["contrast"],
+        **flags,
         "holdout": p["holdout"],
     }
     if init_path is None and not stage or stage == 1:
