@@ -49,9 +49,14 @@ points instead (toxicity, jailbreak, span: e.g. the cross-fitted points of
 ``tactful train ship --crossfit``), the points the model ships with; the
 threshold column then shows the card's toxicity point.
 
+``--dev-only`` reads no test split (ToxicChat test, SemEval-2021 test): the test
+columns print ``-`` (``null`` in ``--json``). For choosing among candidates before
+their test figures may be read (a rule fixed in advance, then a test veto).
+
     python scripts/compare_runs.py runs/stage5 runs/stage6 runs/soup56
     python scripts/compare_runs.py src/tactful/models/builtin runs/t2_s4
     python scripts/compare_runs.py --points card runs/pkg_s30cf runs/pkg_s32cf
+    python scripts/compare_runs.py --points card --dev-only runs/pkg_L10m
 """
 
 from __future__ import annotations
@@ -203,7 +208,35 @@ def dev_delicate(mod: BuiltinModerator) -> dict:
     return {"delicate_n": len(texts), "delicate_recall": float((p >= point).mean())}
 
 
-def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> dict:
+#: The figures :func:`test_figures` reads from the test splits.
+TEST_KEYS = ("test_ap", "test_f1", "test_jailbreak_recall", "test_span_f1")
+
+
+def test_figures(mod: BuiltinModerator, data_dir: str | None, t: float, span_t: float) -> dict:
+    """ToxicChat test AP, F1 and jailbreak recall at toxicity point ``t``, and
+    SemEval-2021 test span F1 at span point ``span_t``."""
+    k = SEQ_HEADS.index("toxicity")
+    test = load_dataset("toxicchat", "test", data_dir)
+    p_test = mod.predict_arrays([r.text for r in test])[0][:, k]
+    y_test = np.array([int(r.labels["toxicity"]) for r in test])
+    flag = p_test >= t
+    jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
+    spans_test = load_dataset("toxicspans", "test", data_dir)
+    texts = [r.text for r in spans_test]
+    pred = span_sets(mod, texts, mod.predict_arrays(texts), span_t)
+    return {
+        "test_ap": average_precision(y_test, p_test),
+        "test_f1": precision_recall_f1(y_test, flag.astype(int))["f1"],
+        "test_jailbreak_recall": jailbreak_recall(
+            [bool(flag[i]) for i in jail], [int(test[i].labels["jailbreak"]) for i in jail]
+        ),
+        "test_span_f1": span_f1([span_offsets(r.spans) for r in spans_test], pred),
+    }
+
+
+def compare(
+    run: Path, data_dir: str | None, tmp: Path, points: str = "dev", dev_only: bool = False
+) -> dict:
     folder = (run / "card.json").is_file() and (run / "model.onnx").is_file()
     if points == "card" and not folder:
         raise SystemExit(
@@ -215,15 +248,10 @@ def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> 
     else:
         mod = BuiltinModerator(model_dir=str(model_folder(run, tmp / run.name)))
     k = SEQ_HEADS.index("toxicity")
-    dev, test = (
-        load_dataset("toxicchat", "dev", data_dir),
-        load_dataset("toxicchat", "test", data_dir),
-    )
+    dev = load_dataset("toxicchat", "dev", data_dir)
     seq_dev = mod.predict_arrays([r.text for r in dev])[0]
     p_dev = seq_dev[:, k]
-    p_test = mod.predict_arrays([r.text for r in test])[0][:, k]
     y_dev = np.array([int(r.labels["toxicity"]) for r in dev])
-    y_test = np.array([int(r.labels["toxicity"]) for r in test])
     t, dev_f1 = best_f1_threshold(y_dev, p_dev, resamples=DEV_RESAMPLES)
     jb_t, _ = best_f1_threshold(
         np.array([int(r.labels["jailbreak"]) for r in dev]),
@@ -233,31 +261,21 @@ def compare(run: Path, data_dir: str | None, tmp: Path, points: str = "dev") -> 
     card = mod.card["thresholds"]
     if points == "card":
         t, jb_t = float(card["toxicity"]), float(card["jailbreak"])
-    flag = p_test >= t
-    jail = [i for i, r in enumerate(test) if r.labels.get("jailbreak") is not None]
     span_gold = run_span_gold(run_stages(run)) if (run / "train.json").is_file() else "semeval"
     span_t, trial_f1 = choose_span_threshold(
         mod, data_dir, span_gold, grid=(float(card["span"]),) if points == "card" else None
     )
-    spans_test = load_dataset("toxicspans", "test", data_dir)
-    texts = [r.text for r in spans_test]
-    pred = span_sets(mod, texts, mod.predict_arrays(texts), span_t)
     return {
         "run": str(run),
         "dev_ap": average_precision(y_dev, p_dev),
-        "test_ap": average_precision(y_test, p_test),
         "points": points,
         "dev_threshold": t,
         "jailbreak_threshold": jb_t,
         "dev_f1": dev_f1,
-        "test_f1": precision_recall_f1(y_test, flag.astype(int))["f1"],
-        "test_jailbreak_recall": jailbreak_recall(
-            [bool(flag[i]) for i in jail], [int(test[i].labels["jailbreak"]) for i in jail]
-        ),
         "span_gold": span_gold,
         "span_threshold": span_t,
         "trial_span_f1": trial_f1,
-        "test_span_f1": span_f1([span_offsets(r.spans) for r in spans_test], pred),
+        **(dict.fromkeys(TEST_KEYS) if dev_only else test_figures(mod, data_dir, t, span_t)),
         **dev_fairness(mod, data_dir, t, span_t),
         **dev_derogation(mod, t),
         **dev_delicate(mod),
@@ -279,6 +297,11 @@ def main() -> None:
         default="dev",
         help="read the rates at the dev thresholds (default) or at a model folder's card points",
     )
+    ap.add_argument(
+        "--dev-only",
+        action="store_true",
+        help="read no test split (ToxicChat test, SemEval-2021 test): test columns print -",
+    )
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -289,12 +312,13 @@ def main() -> None:
             f"{'exclus':>6} {'inclus':>6} {'inject':>6} {'lookal':>6} {'techn':>6} {'contr':>6}"
         )
         for i, run in enumerate(a.runs):
-            r = compare(run, a.data_dir, Path(tmp) / str(i), a.points)
+            r = compare(run, a.data_dir, Path(tmp) / str(i), a.points, a.dev_only)
             rows.append(r)
+            test = {k: "-" if r[k] is None else f"{r[k]:.3f}" for k in TEST_KEYS}
             print(
-                f"{r['run']:28} {r['dev_ap']:7.3f} {r['test_ap']:7.3f} {r['dev_threshold']:8.3f} "
-                f"{r['test_f1']:7.3f} {r['test_jailbreak_recall']:6.3f} {r['span_gold']:>9} "
-                f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {r['test_span_f1']:6.3f} "
+                f"{r['run']:28} {r['dev_ap']:7.3f} {test['test_ap']:>7} {r['dev_threshold']:8.3f} "
+                f"{test['test_f1']:>7} {test['test_jailbreak_recall']:>6} {r['span_gold']:>9} "
+                f"{r['span_threshold']:6.3f} {r['trial_span_f1']:6.3f} {test['test_span_f1']:>6} "
                 f"{r['fair_fpr']:8.3f} {r['fair_worst_ratio'] or float('nan'):6.2f} "
                 f"{r['fair_span_rate']:6.3f} {r['derog_recall']:6.3f} {r['delicate_recall']:6.3f} "
                 f"{r['menace_recall']:6.3f} {r['exclusion_recall']:6.3f} {r['inclusion_pass']:6.3f} "

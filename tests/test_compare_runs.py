@@ -1,0 +1,81 @@
+"""scripts/compare_runs.py --dev-only: the selection figures without reading a test split."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tactful.datasets import load_dataset
+from tactful.metrics import average_precision
+from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator, default_model_dir
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "compare_runs.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dev_only_reads_no_test_split_and_keeps_the_dev_figures(data_dir, tmp_path, monkeypatch):
+    cr = _module()
+    read: list[tuple[str, str | None]] = []
+
+    def recording_load(name, split=None, data_dir=None):
+        read.append((name, split))
+        assert split != "test", f"--dev-only read {name} {split}"
+        return load_dataset(name, split, data_dir)
+
+    monkeypatch.setattr(cr, "load_dataset", recording_load)
+    folder = default_model_dir()
+    row = cr.compare(folder, str(data_dir), tmp_path, "card", dev_only=True)
+    assert ("toxicchat", "dev") in read
+    assert {k: row[k] for k in cr.TEST_KEYS} == dict.fromkeys(cr.TEST_KEYS)
+    # the dev figures are the ones the card's model gives on ToxicChat dev
+    mod = BuiltinModerator(model_dir=str(folder))
+    dev = load_dataset("toxicchat", "dev", data_dir)
+    p = mod.predict_arrays([r.text for r in dev])[0][:, SEQ_HEADS.index("toxicity")]
+    y = np.array([int(r.labels["toxicity"]) for r in dev])
+    assert row["dev_ap"] == average_precision(y, p)
+    assert row["dev_threshold"] == mod.card["thresholds"]["toxicity"]
+    assert row["points"] == "card"
+
+
+def test_dev_only_prints_dashes_in_the_test_columns(data_dir, tmp_path):
+    out = tmp_path / "rows.json"
+    got = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--points",
+            "card",
+            "--dev-only",
+            "--data-dir",
+            str(data_dir),
+            "--json",
+            str(out),
+            str(default_model_dir()),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert got.returncode == 0, got.stderr
+    header, line = got.stdout.splitlines()
+    cells = line.split()
+    # run, dev AP, test AP, card thr, test F1, JR, span gold, sp thr, trial, test, ...
+    assert (cells[2], cells[4], cells[5], cells[9]) == ("-", "-", "-", "-")
+    assert header.split()[:3] == ["run", "dev", "AP"]
+    [row] = json.loads(out.read_text())
+    assert [row[k] for k in ("test_ap", "test_f1", "test_jailbreak_recall", "test_span_f1")] == [
+        None
+    ] * 4
