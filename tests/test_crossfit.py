@@ -21,6 +21,7 @@ import tactful.train as tt
 from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset
 from tactful.errors import ConfigError
+from tactful.metrics import precision_recall_f1
 from tactful.moderators.builtin import BuiltinModerator, default_model_dir, load_card
 
 # --------------------------------------------------------------- the folds
@@ -363,6 +364,21 @@ def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(
         name: round(float((s < bound[0]).mean()), 4) for name, s in scores.items()
     }
     assert min(card["dev"]["harmless_dev_pass"].values()) >= 0.99
+    # the card's curve: F1 and every set's pass rate at each grid point, the floor the
+    # first point where all pass, the chosen point's figures those recorded above
+    curve = card["dev"]["toxicity_curve"]
+    grid = curve["threshold"]
+    assert grid == tt.THRESHOLD_GRID.tolist()
+    assert set(curve) == {"threshold", "f1", *(f"{name}_pass" for name in scores)}
+    i = grid.index(card["thresholds"]["toxicity"])
+    assert curve["f1"][i] == card["dev"]["toxicchat_crossfit_toxicity_f1"]
+    assert {name: curve[f"{name}_pass"][i] for name in scores} == card["dev"]["harmless_dev_pass"]
+    passing = [all(curve[f"{name}_pass"][j] >= 0.99 for name in scores) for j in range(len(grid))]
+    assert grid[passing.index(True)] == floor and all(passing[passing.index(True) :])
+    j = grid.index(0.5)
+    want = precision_recall_f1(y.tolist(), (seq[:, tox] >= 0.5).astype(int).tolist())["f1"]
+    assert curve["f1"][j] == round(want, 4)
+    assert curve["contrast_pass"][j] == round(float((scores["contrast"] < 0.5).mean()), 4)
     # the jailbreak point is chosen as without the constraint
     jb = np.array([r.labels["jailbreak"] for r in rows], dtype=int)
     want_jb = tt.best_f1_threshold(

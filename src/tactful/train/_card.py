@@ -76,6 +76,28 @@ RUN_MISMATCH_MESSAGE = (
 )
 
 
+def _grid_outcomes(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row and :data:`THRESHOLD_GRID` point: hit, false alarm and miss of ``p >= t``."""
+    truth = np.asarray(y).astype(bool)
+    pred = np.asarray(p, dtype=np.float64)[:, None] >= THRESHOLD_GRID[None, :]
+    return pred & truth[:, None], pred & ~truth[:, None], ~pred & truth[:, None]
+
+
+def _weighted_grid_f1(
+    weights: np.ndarray, outcomes: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """F1 per grid point for each row of ``weights`` (row counts of a resample)."""
+    hit, false_alarm, miss = outcomes
+    tp, fp, fn = weights @ hit, weights @ false_alarm, weights @ miss
+    den = 2 * tp + fp + fn
+    return np.divide(2 * tp, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
+
+
+def grid_f1(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The F1 of ``p >= t`` at each point ``t`` of :data:`THRESHOLD_GRID`."""
+    return _weighted_grid_f1(np.ones((1, len(y))), _grid_outcomes(y, p))[0]
+
+
 def best_f1_threshold(
     y: np.ndarray,
     p: np.ndarray,
@@ -95,21 +117,14 @@ def best_f1_threshold(
     threshold. The F1 returned is always the plain F1 of the chosen threshold.
     Ties go to the lowest threshold.
     """
-    truth = np.asarray(y).astype(bool)
-    pred = np.asarray(p, dtype=np.float64)[:, None] >= THRESHOLD_GRID[None, :]
-    hit, false_alarm, miss = pred & truth[:, None], pred & ~truth[:, None], ~pred & truth[:, None]
-
-    def f1(weights: np.ndarray) -> np.ndarray:
-        tp, fp, fn = weights @ hit, weights @ false_alarm, weights @ miss
-        den = 2 * tp + fp + fn
-        return np.divide(2 * tp, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
-
-    plain = f1(np.ones((1, truth.size)))[0]
+    n = len(y)
+    outcomes = _grid_outcomes(y, p)
+    plain = _weighted_grid_f1(np.ones((1, n)), outcomes)[0]
     if resamples > 0:
-        rows = np.random.default_rng(seed).integers(0, truth.size, (resamples, truth.size))
-        counts = np.zeros((resamples, truth.size))
+        rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
+        counts = np.zeros((resamples, n))
         np.add.at(counts, (np.arange(resamples)[:, None], rows), 1.0)
-        criterion = f1(counts).mean(axis=0)
+        criterion = _weighted_grid_f1(counts, outcomes).mean(axis=0)
     else:
         criterion = plain
     if lowest is not None:
@@ -459,8 +474,10 @@ def choose_thresholds(
     ``harmless_pass`` makes the toxicity point see a dev fairness measure: it is
     the best point at or above :func:`harmless_floor` of the toxicity scores of
     :func:`harmless_dev_texts`, so that every harmless dev set passes at least
-    that share. ``dev`` then records the floor (``harmless_floor``) and each set's
-    pass rate at the chosen point (``harmless_dev_pass``).
+    that share. ``dev`` then records the floor (``harmless_floor``), each set's
+    pass rate at the chosen point (``harmless_dev_pass``) and what the floor
+    trades (``toxicity_curve``: at each grid point, the toxicity F1 on the rows
+    the point is chosen on and each set's pass rate).
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
@@ -493,8 +510,8 @@ def choose_thresholds(
             for name, texts in harmless_dev_texts(data_dir).items()
         }
         floor = harmless_floor(harmless, harmless_pass)
-    for head, key in (("toxicity", "toxicity"), ("jailbreak", "jailbreak")):
-        y = np.array([r.labels[key] for r in rows], dtype=int)
+    for head in ("toxicity", "jailbreak"):
+        y = np.array([r.labels[head] for r in rows], dtype=int)
         t, f1 = best_f1_threshold(
             y,
             seq[:, SEQ_HEADS.index(head)],
@@ -503,11 +520,20 @@ def choose_thresholds(
         )
         th[head] = t
         dev_fig[f"toxicchat_{where}_{head}_f1"] = round(f1, 4)
-    if floor is not None:
-        dev_fig["harmless_floor"] = floor
-        dev_fig["harmless_dev_pass"] = {
-            name: round(float((s < th["toxicity"]).mean()), 4) for name, s in harmless.items()
-        }
+        if head == "toxicity" and floor is not None:
+            # what the floor trades: F1 and each set's pass rate at every grid point
+            curve: dict[str, Any] = {
+                "threshold": THRESHOLD_GRID.tolist(),
+                "f1": [round(float(v), 4) for v in grid_f1(y, seq[:, SEQ_HEADS.index(head)])],
+            }
+            for name, s in harmless.items():
+                rates = (s[:, None] < THRESHOLD_GRID[None, :]).mean(axis=0)
+                curve[f"{name}_pass"] = [round(float(v), 4) for v in rates]
+            dev_fig["harmless_floor"] = floor
+            dev_fig["harmless_dev_pass"] = {
+                name: round(float((s < t).mean()), 4) for name, s in harmless.items()
+            }
+            dev_fig["toxicity_curve"] = curve
     if crossfit:
         dev_fig["toxicchat_crossfit_rows"] = len(rows)
     # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
