@@ -208,11 +208,11 @@ def dev_delicate(mod: BuiltinModerator) -> dict:
     return {"delicate_n": len(texts), "delicate_recall": float((p >= point).mean())}
 
 
-#: The figures :func:`test_figures` reads from the test splits.
+#: The figures :func:`read_test_figures` reads from the test splits.
 TEST_KEYS = ("test_ap", "test_f1", "test_jailbreak_recall", "test_span_f1")
 
 
-def test_figures(mod: BuiltinModerator, data_dir: str | None, t: float, span_t: float) -> dict:
+def read_test_figures(mod: BuiltinModerator, data_dir: str | None, t: float, span_t: float) -> dict:
     """ToxicChat test AP, F1 and jailbreak recall at toxicity point ``t``, and
     SemEval-2021 test span F1 at span point ``span_t``."""
     k = SEQ_HEADS.index("toxicity")
@@ -275,7 +275,7 @@ def compare(
         "span_gold": span_gold,
         "span_threshold": span_t,
         "trial_span_f1": trial_f1,
-        **(dict.fromkeys(TEST_KEYS) if dev_only else test_figures(mod, data_dir, t, span_t)),
+        **(dict.fromkeys(TEST_KEYS) if dev_only else read_test_figures(mod, data_dir, t, span_t)),
         **dev_fairness(mod, data_dir, t, span_t),
         **dev_derogation(mod, t),
         **dev_delicate(mod),

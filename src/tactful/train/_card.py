@@ -133,6 +133,15 @@ def best_f1_threshold(
     return float(THRESHOLD_GRID[best]), float(plain[best])
 
 
+def harmless_pass_rates(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each harmless set's pass rate (the share of its scores below the point) at
+    every point of :data:`THRESHOLD_GRID`."""
+    return {
+        name: (np.asarray(s, dtype=np.float64)[:, None] < THRESHOLD_GRID[None, :]).mean(axis=0)
+        for name, s in scores.items()
+    }
+
+
 def harmless_floor(scores: dict[str, np.ndarray], pass_rate: float) -> float:
     """The lowest threshold of :data:`THRESHOLD_GRID` at which every harmless set
     passes: at least ``pass_rate`` of each set's scores are below it.
@@ -148,10 +157,7 @@ def harmless_floor(scores: dict[str, np.ndarray], pass_rate: float) -> float:
         short at the grid's top and their pass rates there.
     """
     top = float(THRESHOLD_GRID[-1])
-    rates = {
-        name: (np.asarray(s, dtype=np.float64)[:, None] < THRESHOLD_GRID[None, :]).mean(axis=0)
-        for name, s in scores.items()
-    }
+    rates = harmless_pass_rates(scores)
     ok = np.all([r >= pass_rate - 1e-12 for r in rates.values()], axis=0)
     if not ok.any():
         short = ", ".join(
@@ -522,16 +528,17 @@ def choose_thresholds(
         dev_fig[f"toxicchat_{where}_{head}_f1"] = round(f1, 4)
         if head == "toxicity" and floor is not None:
             # what the floor trades: F1 and each set's pass rate at every grid point
+            rates = harmless_pass_rates(harmless)
+            at = int(np.flatnonzero(THRESHOLD_GRID == t)[0])
             curve: dict[str, Any] = {
                 "threshold": THRESHOLD_GRID.tolist(),
                 "f1": [round(float(v), 4) for v in grid_f1(y, seq[:, SEQ_HEADS.index(head)])],
             }
-            for name, s in harmless.items():
-                rates = (s[:, None] < THRESHOLD_GRID[None, :]).mean(axis=0)
-                curve[f"{name}_pass"] = [round(float(v), 4) for v in rates]
+            for name, r in rates.items():
+                curve[f"{name}_pass"] = [round(float(v), 4) for v in r]
             dev_fig["harmless_floor"] = floor
             dev_fig["harmless_dev_pass"] = {
-                name: round(float((s < t).mean()), 4) for name, s in harmless.items()
+                name: round(float(r[at]), 4) for name, r in rates.items()
             }
             dev_fig["toxicity_curve"] = curve
     if crossfit:

@@ -456,8 +456,8 @@ def distill(
     :data:`~tactful.train.TEMPLATE_SOURCES`) add those training templates to the
     mixture, with their labels alone as the target of every head they label (the
     teacher never learned them: :data:`HARD_ONLY_SOURCES`); with ``soft_templates``
-    those rows also take the teacher's target
-    for a labelled head where it agrees with the label (:func:`with_soft_targets`);
+    those rows also take the teacher's target for a labelled head where it agrees
+    with the label (:func:`with_soft_targets`);
     ``toxigen`` adds that many more ToxiGen statements (:func:`distill_examples`).
     Writes a run folder like ``tactful train run``.
     """
