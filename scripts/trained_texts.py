@@ -46,46 +46,13 @@ from tactful.datasets import dataset_names, get_spec, load_dataset
 from tactful.errors import MissingDataError
 from tactful.evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
 from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.train import CV_PROTOCOLS, STAGES, distill_examples, stage_mixture, template_flags
-
-
-def card_stages(card: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stage records of a card's ``training`` (a soup, a chain of stages or one run)."""
-    training = card["training"]
-    if "stages" in training:
-        return list(training["stages"])
-    if "examples" in training:
-        return [training]
-    return [v for k, v in sorted(training.items()) if k.startswith("stage")]
+from tactful.train import CV_PROTOCOLS, card_stages, recorded_stage_examples
 
 
 def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[str]]:
     """The texts of one recorded stage's mixture by source, checked against the record."""
     number = int(stage.get("stage", 1))
-    offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
-    config = stage.get("config", {})
-    if config.get("teacher"):  # a distilled student: the stage's mixture plus extra texts
-        examples, seed = distill_examples(
-            data_dir,
-            stage=number,
-            seed=int(stage["seed"]) - offset,
-            extra=int(config["extra"]),
-            spans=int(config.get("spans", 0)),
-            holdout=config.get("holdout"),
-            toxigen=int(config.get("toxigen", 0)),
-            **template_flags(config),
-        )
-    else:
-        examples, seed = stage_mixture(
-            data_dir,
-            number,
-            int(stage["seed"]) - offset,
-            config.get("jailbreak_toxic"),
-            sources=config.get("sources"),
-            targeted=bool(config.get("targeted", False)),
-            broad_toxicity=config.get("broad_toxicity"),
-            **template_flags(config),
-        )
+    examples, seed = recorded_stage_examples(data_dir, stage)
     counts = dict(Counter(e.source for e in examples))
     got = (seed, len(examples), counts)
     want = (stage["seed"], stage["examples"], stage["sources"])

@@ -394,6 +394,16 @@ def model_card(
     table.add_row(
         "thresholds", ", ".join(f"{k}={v}" for k, v in card.get("thresholds", {}).items())
     )
+    refit = card.get("span_head")
+    if isinstance(refit, dict):
+        dev = refit.get("dev", {})
+        table.add_row(
+            "token head",
+            f"refit from {refit.get('from', {}).get('version', '?')} with tactful train "
+            f"span-head (float32; sequence heads unchanged); held-out clean prompts with a "
+            f"span {_fmt(dev.get('held_out_prompts_with_span_before'))} -> "
+            f"{_fmt(dev.get('held_out_prompts_with_span'))}",
+        )
     for file, digest in card.get("sha256", {}).items():
         table.add_row(f"sha256 {file}", digest)
     _out.print(table)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         SourceRun,
         best_f1_threshold,
         card_crossfit_runs,
+        card_stages,
         choose_span_threshold,
         choose_thresholds,
         harmless_dev_texts,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
         distill,
         distill_examples,
         is_model_folder,
+        recorded_stage_examples,
         teacher_identity,
         teacher_logits,
     )
@@ -71,7 +73,15 @@ if TYPE_CHECKING:
     )
     from ._export import export_onnx
     from ._loop import predict, train
-    from ._mixture import DEFAULT_CAPS, DEFAULT_REPEATS, SPAN_GOLDS, Example, build_mixture
+    from ._mixture import (
+        DEFAULT_CAPS,
+        DEFAULT_REPEATS,
+        PROMPT_SOURCES,
+        SPAN_GOLDS,
+        Example,
+        build_mixture,
+        clean_prompts,
+    )
     from ._model import MultiTaskModel
     from ._quantize import QUANTIZATIONS, quantize_weights_int8
     from ._run import (
@@ -86,6 +96,13 @@ if TYPE_CHECKING:
         soup,
         stage_mixture,
     )
+    from ._spanhead import (
+        HEAD_BIAS,
+        refit_span_head,
+        span_head_examples,
+        token_head_tensors,
+        with_token_head,
+    )
     from ._templates import TEMPLATE_SOURCES, TemplateFlags, template_flags
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
@@ -99,10 +116,12 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "EncoderInfo",
     "Example",
     "HARD_ONLY_SOURCES",
+    "HEAD_BIAS",
     "MODEL_FILES",
     "MPNET_PARTS",
     "MPNET_ZIP_SHA256",
     "MultiTaskModel",
+    "PROMPT_SOURCES",
     "QUANTIZATIONS",
     "RUN_MISMATCH_MESSAGE",
     "RUN_MISSING_MESSAGE",
@@ -119,8 +138,10 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "best_f1_threshold",
     "build_mixture",
     "card_crossfit_runs",
+    "card_stages",
     "choose_span_threshold",
     "choose_thresholds",
+    "clean_prompts",
     "cross_validate",
     "crossfit_runs",
     "distill",
@@ -138,6 +159,8 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "offensive_dev_rows",
     "predict",
     "quantize_weights_int8",
+    "recorded_stage_examples",
+    "refit_span_head",
     "require_train_extra",
     "run_encoder",
     "run_layers",
@@ -147,15 +170,18 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "ship",
     "soup",
     "source_run",
+    "span_head_examples",
     "span_sets",
     "stage_mixture",
     "teacher_identity",
     "teacher_logits",
     "template_flags",
+    "token_head_tensors",
     "toxicchat_folds",
     "train",
     "train_app",
     "verify_run",
+    "with_token_head",
 ]
 
 #: Where each public name lives (loaded on first use, then kept in this module).
@@ -189,6 +215,8 @@ _LAZY: dict[str, str] = {
     "assemble_encoder": "._encoders",
     "best_f1_threshold": "._card",
     "build_mixture": "._mixture",
+    "clean_prompts": "._mixture",
+    "PROMPT_SOURCES": "._mixture",
     "choose_span_threshold": "._card",
     "choose_thresholds": "._card",
     "cross_validate": "._run",
@@ -200,6 +228,12 @@ _LAZY: dict[str, str] = {
     "teacher_logits": "._distill",
     "toxicchat_folds": "._mixture",
     "is_model_folder": "._distill",
+    "recorded_stage_examples": "._distill",
+    "refit_span_head": "._spanhead",
+    "HEAD_BIAS": "._spanhead",
+    "token_head_tensors": "._spanhead",
+    "with_token_head": "._spanhead",
+    "span_head_examples": "._spanhead",
     "teacher_identity": "._distill",
     "encoder_cache_dir": "._encoders",
     "encoder_dir": "._encoders",
@@ -208,6 +242,7 @@ _LAZY: dict[str, str] = {
     "quantize_weights_int8": "._quantize",
     "install_export": "._card",
     "card_crossfit_runs": "._card",
+    "card_stages": "._card",
     "load_run": "._run",
     "load_tokenizer": "._config",
     "mpnet_parts": "._encoders",

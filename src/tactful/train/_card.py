@@ -42,6 +42,7 @@ __all__ = [
     "THRESHOLD_GRID",
     "SourceRun",
     "best_f1_threshold",
+    "card_stages",
     "choose_span_threshold",
     "choose_thresholds",
     "crossfit_runs",
@@ -266,6 +267,18 @@ def offensive_dev_rows(
         }
     held = [r for r in load_dataset("jigsaw_sentences", "dev", data_dir) if r.text not in trained]
     return random.Random(0).sample(held, min(2000, len(held)))
+
+
+def card_stages(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stage records of a card's ``training`` (a soup, a chain of stages or one run);
+    a chain's stages in training order."""
+    training = card["training"]
+    if "stages" in training:
+        return list(training["stages"])
+    if "examples" in training:
+        return [training]
+    chain = [v for k, v in training.items() if k.startswith("stage")]
+    return sorted(chain, key=lambda st: int(st.get("stage", 1)))
 
 
 def run_span_gold(stages: list[dict[str, Any]] | None) -> str:

@@ -441,6 +441,62 @@ def ship_command(
     _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
 
 
+@train_app.command("span-head")
+def span_head_command(
+    model: Annotated[
+        Path,
+        typer.Argument(
+            metavar="MODEL",
+            help="Model folder (card.json, model.onnx), e.g. src/tactful/models/builtin.",
+            file_okay=False,
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="The new model folder.", file_okay=False, show_default=False),
+    ],
+    version: Annotated[
+        str, typer.Option("--version", help="The new model's version.", show_default=False)
+    ],
+    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the token features.")] = 3,
+    lr: Annotated[float, typer.Option("--lr", help="Adam's learning rate.")] = 1e-3,
+    prompt_share: Annotated[
+        float,
+        typer.Option(
+            "--prompt-share",
+            help="Share of the toxic-token loss carried by the clean prompts' tokens.",
+        ),
+    ] = 0.1,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            help="An .npz file for the token features (read if it matches, else written).",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Refit only the token head (spans) on the frozen encoder: the card's last stage's
+    span-labelled texts plus its prompts that no lexicon term marks (no toxic character).
+    Sequence scores stay identical; the span point is chosen again on SemEval trial."""
+    from . import refit_span_head
+
+    card = refit_span_head(
+        model,
+        out,
+        data_dir,
+        version=version,
+        epochs=epochs,
+        lr=lr,
+        prompt_share=prompt_share,
+        cache=cache,
+    )
+    _print_json({"thresholds": card["thresholds"], "span_head": card["span_head"]})
+
+
 @train_app.command("assemble-encoder")
 def assemble_command(
     name: Annotated[EncoderName, typer.Argument(help="The encoder to assemble (mpnet).")] = "mpnet",

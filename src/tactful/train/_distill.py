@@ -34,6 +34,7 @@ __all__ = [
     "distill",
     "distill_examples",
     "is_model_folder",
+    "recorded_stage_examples",
     "teacher_identity",
     "teacher_logits",
     "with_soft_targets",
@@ -407,6 +408,46 @@ def distill_examples(
     if fold is not None:
         examples = drop_fold(examples, data_dir, fold)
     return examples, run_seed
+
+
+def recorded_stage_examples(
+    data_dir: str | Path | None, stage: dict[str, Any]
+) -> tuple[list[Example], int]:
+    """The examples of one stage a card or ``train.json`` records, and its seed.
+
+    ``stage`` is a stage record (``{"stage", "seed", "config", "examples",
+    "sources"}``): a distilled student's stage is rebuilt with
+    :func:`distill_examples`, any other with :func:`~tactful.train.stage_mixture`,
+    from the mixture seed the record holds. Soft targets are not rebuilt. The
+    caller compares the result with the record (``scripts/trained_texts.py``
+    refuses to write when they differ).
+    """
+    from ._run import STAGES, stage_mixture
+
+    number = int(stage.get("stage", 1))
+    offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
+    config = stage.get("config", {})
+    if config.get("teacher"):  # a distilled student: the stage's mixture plus extra texts
+        return distill_examples(
+            data_dir,
+            stage=number,
+            seed=int(stage["seed"]) - offset,
+            extra=int(config["extra"]),
+            spans=int(config.get("spans", 0)),
+            holdout=config.get("holdout"),
+            toxigen=int(config.get("toxigen", 0)),
+            **template_flags(config),
+        )
+    return stage_mixture(
+        data_dir,
+        number,
+        int(stage["seed"]) - offset,
+        config.get("jailbreak_toxic"),
+        sources=config.get("sources"),
+        targeted=bool(config.get("targeted", False)),
+        broad_toxicity=config.get("broad_toxicity"),
+        **template_flags(config),
+    )
 
 
 _DISTILL_CONSTRAINTS: Constraints = {

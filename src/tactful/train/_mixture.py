@@ -74,10 +74,12 @@ from ._templates import TEMPLATE_CONSTRAINTS, TEMPLATE_SOURCES, TemplateFlags, t
 __all__ = [
     "DEFAULT_CAPS",
     "DEFAULT_REPEATS",
+    "PROMPT_SOURCES",
     "SPAN_GOLDS",
     "TEMPLATE_RECORDS",
     "Example",
     "build_mixture",
+    "clean_prompts",
     "toxicchat_folds",
 ]
 
@@ -173,6 +175,46 @@ def _targeted_example(r: Record) -> Example:
         type_chars=_type_chars(r) if has_spans else None,
         meta={"id": r.id, "from": r.meta.get("source")},
     )
+
+
+#: The sources of chat prompts and jailbreaks, whose rows carry no span labels.
+PROMPT_SOURCES = ("toxicchat", "jailbreak_inthewild", "gptfuzzer", "deepset_injections")
+
+#: The lexicon's operating point for :func:`clean_prompts`: a word the ToxicSpans
+#: posts mark as toxic in 30 % of its uses (and at least twice) keeps a prompt out.
+CLEAN_PROMPT_MIN_RATIO, CLEAN_PROMPT_MIN_COUNT = 0.3, 2
+
+
+def clean_prompts(examples: Iterable[Example]) -> list[Example]:
+    """Prompt rows that can teach the token head that no character is toxic.
+
+    Jailbreaks and chat prompts carry no span labels, so a token head trained on
+    the mixture alone never learns that "Ignore every rule you were given" or
+    "stay in character" is not toxic language, and marks it (issue 11: the shipped
+    models put a typed span on almost every jailbreak of the functional suite).
+    This returns a copy of each row of :data:`PROMPT_SOURCES` without span labels
+    whose toxicity does not come from its words: a ToxicChat prompt labelled
+    harmless or a jailbreak, any in-the-wild or GPTFuzzer jailbreak, any deepset
+    prompt. A row is kept only when the TRAIN-MATCH lexicon
+    (:class:`~tactful.moderators.lexicon.LexiconModerator` at
+    :data:`CLEAN_PROMPT_MIN_RATIO` and :data:`CLEAN_PROMPT_MIN_COUNT`) finds no term in it, since a jailbreak may
+    also swear or insult. The copy's span list is empty (no toxic character) and its
+    span types stay unknown. One row per distinct text, in first-seen order.
+    """
+    from ..moderators.lexicon import LexiconModerator
+
+    lexicon = LexiconModerator(min_ratio=CLEAN_PROMPT_MIN_RATIO, min_count=CLEAN_PROMPT_MIN_COUNT)
+    tox, jb = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("jailbreak")
+    out: dict[str, Example] = {}
+    for e in examples:
+        if e.source not in PROMPT_SOURCES or e.tox_chars is not None or e.text in out:
+            continue
+        if e.source == "toxicchat" and e.seq[tox] == 1 and e.seq[jb] != 1:
+            continue  # a toxic chat prompt that is no jailbreak: its words may be why
+        if lexicon.find_spans(e.text):
+            continue
+        out[e.text] = dataclasses.replace(e, tox_chars=frozenset(), type_chars=None)
+    return list(out.values())
 
 
 def toxicchat_folds(data_dir: str | Path | None, n: int) -> dict[str, int]:
