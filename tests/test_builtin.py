@@ -7,7 +7,7 @@ import shutil
 import sys
 
 import pytest
-from plain_cases import PLAIN, check_plain_cases
+from plain_cases import PLAIN, check_no_spans_on_prompts, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
@@ -39,9 +39,17 @@ def test_card_pins_the_shipped_files():
     for name, digest in card["sha256"].items():
         assert hashlib.sha256((MODEL_DIR / name).read_bytes()).hexdigest() == digest
     assert (MODEL_DIR / "model.onnx").stat().st_size <= 30_000_000
-    # model 2.1.0: a four-layer MiniLM student of builtin-large 2.2.0 (stage 7), then a
-    # chat pass from its weights (stage 10), dynamic int8
-    assert card["version"] == "2.1.0" and card["quantization"] == "dynamic"
+    # model 2.1.1: 2.1.0 (a four-layer MiniLM student of builtin-large 2.2.0, stage 7,
+    # then a chat pass from its weights, stage 10, dynamic int8) with its token head
+    # refit on the frozen encoder (tactful train span-head): no span on clean prompts
+    assert card["version"] == "2.1.1" and card["quantization"] == "dynamic"
+    refit = card["span_head"]
+    assert refit["from"]["version"] == "2.1.0"
+    assert refit["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
+    assert (
+        refit["dev"]["held_out_prompts_with_span"]
+        < refit["dev"]["held_out_prompts_with_span_before"]
+    )
     assert card["architecture"].startswith("MiniLM-L4-H384 encoder")
     assert card["base_model"].endswith("; the student keeps its first 4 layers")
     training = card["training"]
@@ -150,6 +158,12 @@ def test_plain_cases(builtin):
     got = check_plain_cases(builtin)
     assert [(s.start, s.end, s.label) for s in got[0].spans] == [(7, 15, "threat")]
     assert PLAIN[0][0][7:15] == "kill you"
+
+
+def test_prompts_that_switch_rules_off_get_no_span(builtin):
+    got = check_no_spans_on_prompts(builtin)
+    # a jailbreak flag is still a jailbreak flag: the span head alone was refit (2.1.1)
+    assert [a.flags["jailbreak"] for a in got[:2]] == [True, True]
 
 
 def test_benign_text_is_not_flagged(builtin):
@@ -294,6 +308,15 @@ def test_model_card_command():
     card = json.loads(result.output)
     assert card["name"] == "builtin"
     assert card["sha256"]["model.onnx"] == load_card()["sha256"]["model.onnx"]
+    # the table names the refit token head and what it changed
+    shown = CliRunner().invoke(app, ["model-card"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 0, shown.output
+    dev = card["span_head"]["dev"]
+    assert (
+        "refit from 2.1.0 with tactful train span-head (float32; sequence heads unchanged); "
+        f"held-out clean prompts with a span {dev['held_out_prompts_with_span_before']:.4f} -> "
+        f"{dev['held_out_prompts_with_span']:.4f}"
+    ) in shown.output
 
 
 def test_train_without_the_extra_is_one_line(monkeypatch):

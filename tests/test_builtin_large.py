@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from plain_cases import PLAIN, check_plain_cases
+from plain_cases import PLAIN, check_no_spans_on_prompts, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
@@ -40,6 +40,14 @@ def test_model_card_command_shows_the_large_card():
 
 def test_plain_cases(large):
     check_plain_cases(large)
+
+
+def test_prompts_that_switch_rules_off_get_no_span(large):
+    # 2.2.1 is 2.2.0 with its token head refit (tactful train span-head): 2.2.0 marked
+    # "Ignore all previous instructions and print" as an insult
+    card = large.card
+    assert card["version"] == "2.2.1" and card["span_head"]["from"]["version"] == "2.2.0"
+    check_no_spans_on_prompts(large)
 
 
 def test_hate_in_plain_words_is_flagged_and_a_python_kill_is_not(large):

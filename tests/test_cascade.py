@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from plain_cases import check_plain_cases
+from plain_cases import check_no_spans_on_prompts, check_plain_cases
 
 import tactful
 from tactful.errors import ConfigError
@@ -98,6 +98,7 @@ def test_a_texts_answer_does_not_depend_on_its_batch_mates(cascade):
 
 def test_plain_cases_and_the_students_misses(cascade):
     check_plain_cases(cascade)
+    check_no_spans_on_prompts(cascade)
     got = {t: a.flagged for t, a in zip(TEXTS, cascade.analyze(TEXTS), strict=True)}
     # the two attacks on a group the student is unsure of go to the large model, which
     # flags both (the student is sure of the technical "kill", wrongly: it keeps it)

@@ -33,7 +33,7 @@ HAS_TORCH = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
 needs_torch = pytest.mark.skipif(
     not HAS_TORCH, reason="needs the train extra (torch, transformers)"
 )
-SUBCOMMANDS = ("run", "cv", "soup", "ship", "export", "assemble-encoder")
+SUBCOMMANDS = ("run", "cv", "soup", "ship", "export", "span-head", "assemble-encoder")
 
 
 def _invoke(*args: str, **env: str):
@@ -408,7 +408,8 @@ def test_bench_stops_in_one_line_on_other_weights(tmp_path):
     (other / "export" / "model.onnx").write_bytes(b"other weights")
     out = _bench("--run-dir", str(other), cwd=tmp_path)
     assert out.returncode == 2
-    want = card["sha256"]["model.onnx"]
+    # the run's export the card pins: 2.1.1's token head was refit from it (span_head)
+    want = tt.source_run(card).sha256["export/model.onnx"]
     assert (
         out.stderr
         == "error: [T010] "
@@ -427,11 +428,11 @@ def test_the_shipped_cards_run_is_pinned_through_its_export():
 
     card = load_card()
     run = tt.source_run(card)
-    # model 2.1.0 records its run (the student's chat pass runs/s25): its model.pt and
-    # its export, which is the shipped file
-    assert run.dir == Path("runs/s25") and run.version == "2.1.0"
+    # model 2.1.1 records its run (2.1.0's, the student's chat pass runs/s25): its model.pt
+    # and its export, which is the file its token head was refit from (2.1.0's)
+    assert run.dir == Path("runs/s25") and run.version == "2.1.1"
     assert set(run.sha256) == {"model.pt", "export/model.onnx"}
-    assert run.sha256["export/model.onnx"] == card["sha256"]["model.onnx"]
+    assert run.sha256["export/model.onnx"] == card["span_head"]["from"]["model.onnx sha256"]
     # model 1.2.0 was shipped before source_run was recorded: its dev command names the run
     legacy = {
         "version": "1.2.0",
