@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import pytest
 import tactful.train as tt
 from tactful._hashing import sha256_file
 from tactful._heads import SEQ_HEADS, SPAN_TYPES
-from tactful.errors import ConfigError
+from tactful.errors import ConfigError, ModelError
 from tactful.moderators.builtin import BuiltinModerator, default_model_dir
 
 onnx = pytest.importorskip("onnx")
@@ -118,3 +119,11 @@ def test_refit_refuses_to_write_over_its_own_model(tmp_path):
     with pytest.raises(ConfigError) as err:
         tt.refit_span_head(src, src, version="9.9.9")
     assert str(err.value) == "[T010] --out must be another folder than the model's."
+
+
+def test_refit_without_the_train_extra_is_one_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ModelError) as err:
+        tt.refit_span_head(default_model_dir("builtin"), tmp_path / "out", version="9.9.9")
+    assert str(err.value) == "[T030] " + tt.TRAIN_EXTRA_MESSAGE.format(missing="torch")
+    assert not (tmp_path / "out").exists()

@@ -27,6 +27,7 @@ import numpy as np
 from .._hashing import sha256_file
 from ..errors import ConfigError
 from ..params import Constraints, Float, Int, Nullable, PathLike, Str, validate_params
+from ._config import require_train_extra
 from ._mixture import Example, clean_prompts
 
 __all__ = [
@@ -369,13 +370,6 @@ def refit_span_head(
         the loss per epoch and, on the held-out clean prompts, the share with a
         span before and after.
     """
-    import onnx
-
-    from ..moderators.builtin import BuiltinModerator, load_card
-    from ._card import card_stages, choose_span_threshold, run_span_gold
-    from ._config import load_tokenizer
-    from ._loop import encode
-
     p = validate_params(
         "refit_span_head",
         _REFIT_CONSTRAINTS,
@@ -393,6 +387,14 @@ def refit_span_head(
     dst: Path = p["out"]
     if src.resolve() == dst.resolve():
         raise ConfigError("--out must be another folder than the model's.")
+    require_train_extra()
+    import onnx
+
+    from ..moderators.builtin import BuiltinModerator, load_card
+    from ._card import card_stages, choose_span_threshold, run_span_gold
+    from ._config import load_tokenizer
+    from ._loop import encode
+
     card = load_card(src)
     stages = card_stages(card)
     max_len = int(stages[-1].get("config", {}).get("max_len", 256))
