@@ -308,6 +308,13 @@ def span_sets(
     ]
 
 
+def trial_span_key(span_gold: str) -> str:
+    """The card's ``dev`` key of the SemEval trial span F1 scored on ``span_gold``."""
+    return (
+        "toxicspans_trial_span_f1" if span_gold == "semeval" else "toxicspans_trial_raters_span_f1"
+    )
+
+
 def choose_span_threshold(
     mod: Any,
     data_dir: str | Path | None,
@@ -570,9 +577,7 @@ def choose_thresholds(
     th["insult_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("insult")])
     span_gold = run_span_gold(stages)
     th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
-    dev_fig[
-        "toxicspans_trial_span_f1" if span_gold == "semeval" else "toxicspans_trial_raters_span_f1"
-    ] = round(f, 4)
+    dev_fig[trial_span_key(span_gold)] = round(f, 4)
     return {"thresholds": th, "dev": dev_fig}
 
 

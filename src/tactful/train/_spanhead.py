@@ -391,7 +391,7 @@ def refit_span_head(
     import onnx
 
     from ..moderators.builtin import BuiltinModerator, load_card
-    from ._card import card_stages, choose_span_threshold, run_span_gold
+    from ._card import card_stages, choose_span_threshold, run_span_gold, trial_span_key
     from ._config import load_tokenizer
     from ._loop import encode
 
@@ -416,19 +416,18 @@ def refit_span_head(
     old: list[np.ndarray] = []
     tox: list[int] = []
     typ: list[int] = []
-    wts: list[float] = []
-    n_lab = len(labelled)
+    prompt: list[bool] = []
     for i, x in enumerate(enc):
         keep = [j for j, (a, c) in enumerate(zip(x.tox, x.typ, strict=True)) if a >= 0 or c >= 0]
         rows.append(feats[i][keep])
         old.append(shipped[i][keep])
         tox.extend(x.tox[j] for j in keep)
         typ.extend(x.typ[j] for j in keep)
-        wts.extend([float(i >= n_lab)] * len(keep))  # 1 = a prompt token, for now
+        prompt.extend([i >= len(labelled)] * len(keep))
     h = np.concatenate(rows)
     t_arr = np.array(tox, dtype=np.int64)
     c_arr = np.array(typ, dtype=np.int64)
-    is_prompt = np.array(wts) == 1.0
+    is_prompt = np.array(prompt, dtype=bool)
     n_prompt = int((is_prompt & (t_arr >= 0)).sum())
     n_other = int((~is_prompt & (t_arr >= 0)).sum())
     # prompt tokens carry prompt_share of the toxic-token loss, the others the rest
@@ -475,16 +474,15 @@ def refit_span_head(
         },
         "loss": losses,
     }
+    # the model folder needs its card (pinning the new file) before it can be loaded
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     gold = run_span_gold(stages)
-    before = BuiltinModerator(model_dir=str(src))
-    after = BuiltinModerator(model_dir=str(dst))
-    point, f1 = choose_span_threshold(after, p["data_dir"], gold)
-    key = "toxicspans_trial_span_f1" if gold == "semeval" else "toxicspans_trial_raters_span_f1"
+    point, f1 = choose_span_threshold(BuiltinModerator(model_dir=str(dst)), p["data_dir"], gold)
+    key = trial_span_key(gold)
     new["thresholds"]["span"] = point
     new.setdefault("dev", {})[key] = round(f1, 4)
-    (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
-    after = BuiltinModerator(model_dir=str(dst))
+    before = BuiltinModerator(model_dir=str(src))
+    after = BuiltinModerator(model_dir=str(dst), thresholds={"span": point})
     texts = [e.text for e in held]
     new["span_head"]["dev"] = {
         "held_out_prompts": len(texts),
