@@ -85,8 +85,10 @@ def load_card(model_dir: str | Path | None = None, name: str = "builtin") -> dic
 #: windows, span rules): part of :attr:`BuiltinModerator.version`, so that stored
 #: answers of an older revision are not reused. 2: spans end by the one span-edge
 #: rule (tactful.align.trim_span: a final "!" or "?" is not part of a word). 3: an
-#: empty or white-space-only text gets every score 0 without asking the model.
-RUNTIME_REVISION = 3
+#: empty or white-space-only text gets every score 0 without asking the model. 4: a
+#: window opens and closes with the ids the tokenizer's post-processor adds, the ones
+#: training used (MPNet's <s>/</s>, not the [CLS]/[SEP] its vocabulary also holds).
+RUNTIME_REVISION = 4
 
 #: A text gets spans only if the toxicity or offensive head gives it at least SPAN_GATE.
 #: Chosen on dev data: SemEval trial span F1 0.6734 and 61 of 242 benign ToxicChat dev
@@ -322,8 +324,14 @@ class BuiltinModerator(Configured):
     # -- inference -------------------------------------------------------------
     @cached_property
     def _specials(self) -> tuple[int, int]:
-        """The ids that open and close a window: BERT's [CLS]/[SEP] or MPNet's <s>/</s>."""
+        """The ids that open and close a window: the two the tokenizer's post-processor
+        puts around a text, as in training (BERT's [CLS]/[SEP], MPNet's <s>/</s>:
+        MPNet's vocabulary holds [CLS] and [SEP] too, which it was never trained on);
+        by name for a tokenizer without a post-processor."""
         tok = self._tokenizer
+        added = tok.encode("", add_special_tokens=True).ids
+        if len(added) == 2:
+            return int(added[0]), int(added[1])
         for first, last in (("[CLS]", "[SEP]"), ("<s>", "</s>")):
             a, b = tok.token_to_id(first), tok.token_to_id(last)
             if a is not None and b is not None:
