@@ -102,6 +102,12 @@ def main() -> None:
             " --unseen --json" if unseen else " --json"
         )
         where = f"n={res['n']}" + (", the rows it was not trained on" if unseen else "")
+        if res["dataset"] == "detexd" and unseen and "delicate_point" in card:
+            # `tactful train delicate-point` chose the point on these very rows
+            where += (
+                ", where its delicate point was chosen: quote the cross-fitted F1 "
+                f"{card['dev']['detexd_heldout_delicate_crossfit_f1']}"
+            )
         for k in keys[res["dataset"]]:
             add(f"{res['dataset']} {res['split']} {k} ({where})", res[k], cmd)
     for path in a.cv:

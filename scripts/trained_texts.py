@@ -5,7 +5,9 @@
 Reproduces the training mixture of every stage in ``card.json["training"]`` with
 :func:`tactful.train.stage_mixture` (the stage and mixture seed the card records;
 a soup lists each of its runs' stages), and refuses to write unless each stage's
-example count and per-source counts equal the card's. All DeTexD texts are
+example count and per-source counts equal the card's; a card whose delicate head was
+refit (``tactful train delicate-head``) adds the texts of that refit
+(:func:`tactful.train.delicate_head_examples`). All DeTexD texts are
 counted as seen only when no reproduced stage drew DeTexD rows (the delicate
 head's only labelled source). Then it writes, beside the model:
 
@@ -46,7 +48,12 @@ from tactful.datasets import dataset_names, get_spec, load_dataset
 from tactful.errors import MissingDataError
 from tactful.evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
 from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.train import CV_PROTOCOLS, card_stages, recorded_stage_examples
+from tactful.train import (
+    CV_PROTOCOLS,
+    card_stages,
+    delicate_head_examples,
+    recorded_stage_examples,
+)
 
 
 def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[str]]:
@@ -156,6 +163,15 @@ def main() -> None:
     for stage in card_stages(card):
         for source, texts in stage_texts(a.data_dir, stage).items():
             by_source.setdefault(source, set()).update(texts)
+    refit = card.get("delicate_head")
+    if isinstance(refit, dict):
+        # a delicate head refit on the frozen encoder (tactful train delicate-head):
+        # the texts it learned from, rebuilt from the card
+        cfg = refit["config"]
+        for text, _, source in delicate_head_examples(
+            a.data_dir, card, chat_negatives=int(cfg["chat_negatives"]), seed=int(cfg["seed"])
+        ):
+            by_source.setdefault(source, set()).add(text)
     if "delicate" in card.get("heads", []) and "detexd" not in by_source:
         # a card whose stages are not all reproduced here: the delicate head's only
         # labelled source is DeTexD, so count all of it as seen

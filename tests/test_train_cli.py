@@ -33,7 +33,16 @@ HAS_TORCH = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
 needs_torch = pytest.mark.skipif(
     not HAS_TORCH, reason="needs the train extra (torch, transformers)"
 )
-SUBCOMMANDS = ("run", "cv", "soup", "ship", "export", "span-head", "assemble-encoder")
+SUBCOMMANDS = (
+    "run",
+    "cv",
+    "soup",
+    "ship",
+    "export",
+    "span-head",
+    "delicate-point",
+    "assemble-encoder",
+)
 
 
 def _invoke(*args: str, **env: str):
@@ -428,9 +437,9 @@ def test_the_shipped_cards_run_is_pinned_through_its_export():
 
     card = load_card()
     run = tt.source_run(card)
-    # model 2.1.1 records its run (2.1.0's, the student's chat pass runs/s25): its model.pt
+    # model 2.1.2 records its run (2.1.0's, the student's chat pass runs/s25): its model.pt
     # and its export, which is the file its token head was refit from (2.1.0's)
-    assert run.dir == Path("runs/s25") and run.version == "2.1.1"
+    assert run.dir == Path("runs/s25") and run.version == "2.1.2"
     assert set(run.sha256) == {"model.pt", "export/model.onnx"}
     assert run.sha256["export/model.onnx"] == card["span_head"]["from"]["model.onnx sha256"]
     # model 1.2.0 was shipped before source_run was recorded: its dev command names the run

@@ -404,6 +404,28 @@ def model_card(
             f"span {_fmt(dev.get('held_out_prompts_with_span_before'))} -> "
             f"{_fmt(dev.get('held_out_prompts_with_span'))}",
         )
+    head = card.get("delicate_head")
+    if isinstance(head, dict):
+        dev = card.get("dev", {})
+        table.add_row(
+            "delicate head",
+            f"refit from {head.get('from', {}).get('version', '?')} with tactful train "
+            f"delicate-head (other heads unchanged); point "
+            f"{card.get('thresholds', {}).get('delicate', '?')} chosen on the "
+            f"{dev.get('detexd_heldout_rows', '?')} DeTexD rows no training stage drew, "
+            f"cross-fitted F1 there {_fmt(dev.get('detexd_heldout_delicate_crossfit_f1'))}",
+        )
+    repoint = card.get("delicate_point")
+    if isinstance(repoint, dict):
+        dev = card.get("dev", {})
+        table.add_row(
+            "delicate point",
+            f"{repoint.get('from', {}).get('delicate', '?')} -> "
+            f"{card.get('thresholds', {}).get('delicate', '?')}, chosen with tactful train "
+            f"delicate-point on the {dev.get('detexd_heldout_rows', '?')} DeTexD rows no "
+            f"training stage drew; F1 there {_fmt(dev.get('detexd_heldout_delicate_f1_at_0.5'))}"
+            f" -> {_fmt(dev.get('detexd_heldout_delicate_crossfit_f1'))} (cross-fitted)",
+        )
     for file, digest in card.get("sha256", {}).items():
         table.add_row(f"sha256 {file}", digest)
     _out.print(table)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._card import (
+        DELICATE_MIN_ROWS,
         DEV_RESAMPLES,
         MODEL_FILES,
         RUN_MISMATCH_MESSAGE,
@@ -35,12 +36,17 @@ if TYPE_CHECKING:
         best_f1_threshold,
         card_crossfit_runs,
         card_stages,
+        choose_delicate_threshold,
         choose_span_threshold,
         choose_thresholds,
+        crossfit_threshold_f1,
+        delicate_dev_rows,
+        delicate_dev_shares,
         harmless_dev_texts,
         harmless_floor,
         install_export,
         offensive_dev_rows,
+        repoint_delicate,
         run_span_gold,
         run_stages,
         ship,
@@ -50,6 +56,7 @@ if TYPE_CHECKING:
     )
     from ._cli import train_app
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
+    from ._delicatehead import delicate_head_examples, refit_delicate_head, with_delicate_row
     from ._distill import (
         HARD_ONLY_SOURCES,
         distill,
@@ -109,6 +116,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "CV_PROTOCOLS",
     "DEFAULT_CAPS",
     "DEFAULT_REPEATS",
+    "DELICATE_MIN_ROWS",
     "DEV_RESAMPLES",
     "ENCODERS",
     "ENCODER_CACHE_ENV",
@@ -139,11 +147,16 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "build_mixture",
     "card_crossfit_runs",
     "card_stages",
+    "choose_delicate_threshold",
     "choose_span_threshold",
     "choose_thresholds",
     "clean_prompts",
     "cross_validate",
     "crossfit_runs",
+    "crossfit_threshold_f1",
+    "delicate_dev_rows",
+    "delicate_dev_shares",
+    "delicate_head_examples",
     "distill",
     "distill_examples",
     "encoder_cache_dir",
@@ -160,7 +173,9 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "predict",
     "quantize_weights_int8",
     "recorded_stage_examples",
+    "refit_delicate_head",
     "refit_span_head",
+    "repoint_delicate",
     "require_train_extra",
     "run_encoder",
     "run_layers",
@@ -181,6 +196,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "train",
     "train_app",
     "verify_run",
+    "with_delicate_row",
     "with_token_head",
 ]
 
@@ -209,6 +225,15 @@ _LAZY: dict[str, str] = {
     "STAGES": "._run",
     "SourceRun": "._card",
     "DEV_RESAMPLES": "._card",
+    "DELICATE_MIN_ROWS": "._card",
+    "choose_delicate_threshold": "._card",
+    "crossfit_threshold_f1": "._card",
+    "delicate_dev_rows": "._card",
+    "delicate_dev_shares": "._card",
+    "repoint_delicate": "._card",
+    "delicate_head_examples": "._delicatehead",
+    "refit_delicate_head": "._delicatehead",
+    "with_delicate_row": "._delicatehead",
     "THRESHOLD_GRID": "._card",
     "TRAIN_EXTRA_MESSAGE": "._config",
     "TrainConfig": "._config",

@@ -43,13 +43,18 @@ __all__ = [
     "SourceRun",
     "best_f1_threshold",
     "card_stages",
+    "choose_delicate_threshold",
     "choose_span_threshold",
     "choose_thresholds",
     "crossfit_runs",
+    "crossfit_threshold_f1",
+    "delicate_dev_rows",
+    "delicate_dev_shares",
     "harmless_dev_texts",
     "harmless_floor",
     "install_export",
     "offensive_dev_rows",
+    "repoint_delicate",
     "run_span_gold",
     "run_stages",
     "ship",
@@ -65,6 +70,10 @@ THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 #: (:func:`best_f1_threshold`): the 280-row carve-out alone is too few rows to trust
 #: the argmax of one sample.
 DEV_RESAMPLES = 1000
+
+#: The fewest held-out DeTexD rows on which the delicate point is chosen
+#: (:func:`choose_delicate_threshold`); with fewer the head keeps 0.5.
+DELICATE_MIN_ROWS = 100
 
 #: A run folder named by a card is not there ({run}, {version}, {card_run}).
 RUN_MISSING_MESSAGE = (
@@ -132,6 +141,117 @@ def best_f1_threshold(
         criterion = np.where(THRESHOLD_GRID >= lowest - 1e-9, criterion, -np.inf)
     best = int(np.argmax(criterion > criterion.max() - 1e-12))
     return float(THRESHOLD_GRID[best]), float(plain[best])
+
+
+def crossfit_threshold_f1(
+    y: np.ndarray,
+    p: np.ndarray,
+    *,
+    folds: int = 5,
+    repeats: int = 20,
+    resamples: int = DEV_RESAMPLES,
+    seed: int = 0,
+) -> float:
+    """The F1 that choosing a point with :func:`best_f1_threshold` on these rows
+    can honestly claim: each fold's rows are flagged at the point chosen on the
+    other folds, the F1 is pooled over all rows, and the mean over ``repeats``
+    stratified splits (seeded) is returned.
+    """
+    y = np.asarray(y).astype(int)
+    p = np.asarray(p, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    scores = []
+    for _ in range(repeats):
+        fold = np.empty(len(y), dtype=int)
+        for label in (0, 1):
+            idx = rng.permutation(np.flatnonzero(y == label))
+            fold[idx] = np.arange(len(idx)) % folds
+        pred = np.zeros(len(y), dtype=bool)
+        for k in range(folds):
+            out = fold == k
+            t, _ = best_f1_threshold(y[~out], p[~out], resamples=resamples, seed=seed + k)
+            pred[out] = p[out] >= t
+        tp = int((pred & (y == 1)).sum())
+        den = int(pred.sum()) + int(y.sum())
+        scores.append(2 * tp / den if den else 0.0)
+    return float(np.mean(scores))
+
+
+def delicate_dev_rows(
+    data_dir: str | Path | None, stages: list[dict[str, Any]] | None = None
+) -> list[Record]:
+    """The DeTexD rows (of all 1,023) that none of ``stages`` drew: the delicate
+    head's only labelled source, so its only held-out dev rows. Stage 1 with seed
+    0 when None."""
+    from ..datasets import load_dataset
+    from ._distill import recorded_stage_examples
+
+    drawn: set[str] = set()
+    for stage in stages or [{"stage": 1, "seed": 0}]:
+        examples, _ = recorded_stage_examples(data_dir, stage)
+        drawn |= {e.text for e in examples if e.source == "detexd"}
+    return [r for r in load_dataset("detexd", "all", data_dir) if r.text not in drawn]
+
+
+def choose_delicate_threshold(
+    mod: Any, rows: Sequence[Record]
+) -> tuple[float | None, dict[str, Any]]:
+    """The delicate point on held-out DeTexD rows (:func:`delicate_dev_rows`), and
+    its dev figures.
+
+    The point maximises the mean F1 over :data:`DEV_RESAMPLES` bootstrap
+    resamples (:func:`best_f1_threshold`); ``detexd_heldout_delicate_crossfit_f1``
+    (:func:`crossfit_threshold_f1`) is the figure to quote, since the plain F1 is
+    measured on the rows the point was chosen on. With fewer than
+    :data:`DELICATE_MIN_ROWS` rows the point is None (the head keeps 0.5).
+    """
+    fig: dict[str, Any] = {"detexd_heldout_rows": len(rows)}
+    if len(rows) < DELICATE_MIN_ROWS:
+        return None, fig
+    y = np.array([r.label for r in rows], dtype=int)
+    p = mod.predict_arrays([r.text for r in rows])[0][:, SEQ_HEADS.index("delicate")]
+    point, f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
+    fig["detexd_heldout_delicate_f1"] = round(f1, 4)
+    fig["detexd_heldout_delicate_crossfit_f1"] = round(crossfit_threshold_f1(y, p), 4)
+    at_half = grid_f1(y, p)[int(np.flatnonzero(THRESHOLD_GRID == 0.5)[0])]
+    fig["detexd_heldout_delicate_f1_at_0.5"] = round(float(at_half), 4)
+    return point, fig
+
+
+def delicate_dev_shares(
+    before: Any, after: Any, old_point: float, new_point: float, data_dir: str | Path | None
+) -> dict[str, Any]:
+    """What a new delicate head or point does on dev sets, before and after: the
+    held-out grief and illness templates called delicate (all are), ToxicChat dev
+    prompts labelled non-toxic called delicate (chat is rarely delicate), and each
+    harmless dev set of :func:`harmless_dev_texts` called delicate (``harmless``)."""
+    from ..datasets import load_dataset
+    from ..functional import delicate_template_records
+
+    templates = [r.text for r in delicate_template_records(split="dev")]
+    chat = [r.text for r in load_dataset("toxicchat", "dev", data_dir) if r.labels["toxicity"] == 0]
+    d = SEQ_HEADS.index("delicate")
+
+    def share(mod: Any, texts: list[str], at: float) -> float:
+        return round(float((mod.predict_arrays(texts)[0][:, d] >= at).mean()), 4)
+
+    harmless = {
+        name: {
+            "n": len(texts),
+            "before": share(before, texts, old_point),
+            "after": share(after, texts, new_point),
+        }
+        for name, texts in harmless_dev_texts(data_dir).items()
+    }
+    return {
+        "dev_templates": len(templates),
+        "dev_templates_delicate_before": share(before, templates, old_point),
+        "dev_templates_delicate": share(after, templates, new_point),
+        "toxicchat_dev_nontoxic": len(chat),
+        "toxicchat_dev_nontoxic_delicate_before": share(before, chat, old_point),
+        "toxicchat_dev_nontoxic_delicate": share(after, chat, new_point),
+        "harmless": harmless,
+    }
 
 
 def harmless_pass_rates(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -489,8 +609,9 @@ def choose_thresholds(
     offensive (F1), and offensive_or, threat_or and insult_or (precision >= 0.99 as a
     toxicity flag: the point at which comment toxicity, a threat or an insult alone
     flags a text): 2,000 Jigsaw sentences dev rows no training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
-    with the gold of the last stage's span targets). Heads without a held-out dev
-    set keep 0.5.
+    with the gold of the last stage's span targets); delicate: the DeTexD rows no
+    training stage drew (:func:`choose_delicate_threshold`, when there are at least
+    :data:`DELICATE_MIN_ROWS`). Heads without a held-out dev set keep 0.5.
 
     ``crossfit`` (model folders with the fold K of N each left out, see
     :func:`crossfit_runs`) adds ToxicChat train's rows to the toxicity and
@@ -578,6 +699,10 @@ def choose_thresholds(
     span_gold = run_span_gold(stages)
     th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
     dev_fig[trial_span_key(span_gold)] = round(f, 4)
+    point, fig = choose_delicate_threshold(mod, delicate_dev_rows(data_dir, stages))
+    if point is not None:
+        th["delicate"] = point
+    dev_fig.update(fig)
     return {"thresholds": th, "dev": dev_fig}
 
 
@@ -802,6 +927,80 @@ def ship(
         card["dev"]["crossfit_runs"] = [str(r) for r, _, _ in sorted(fold_runs, key=lambda f: f[1])]
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
+
+
+_REPOINT_CONSTRAINTS: Constraints = {
+    "model_dir": PathLike(),
+    "out": PathLike(),
+    "data_dir": Nullable(PathLike()),
+    "version": Str(nonempty=True),
+}
+
+
+def repoint_delicate(
+    model_dir: str | Path,
+    out: str | Path,
+    data_dir: str | Path | None = None,
+    *,
+    version: str,
+) -> dict[str, Any]:
+    """Choose a shipped model's delicate point on the DeTexD rows its training never
+    drew; write the model with that point to ``out``.
+
+    Only the card changes (``thresholds.delicate``, the ``dev`` figures of
+    :func:`choose_delicate_threshold`, ``version`` and a ``delicate_point`` record of
+    what it was before); every model file is copied unchanged. The held-out rows
+    are rebuilt from the card's stages (:func:`delicate_dev_rows`), as
+    ``scripts/trained_texts.py`` rebuilds them.
+
+    Raises
+    ------
+    ConfigError
+        ``out`` is the model's own folder, or fewer than :data:`DELICATE_MIN_ROWS`
+        DeTexD rows are held out (nothing is written).
+    """
+    from ..moderators.builtin import BuiltinModerator, load_card
+
+    p = validate_params(
+        "repoint_delicate",
+        _REPOINT_CONSTRAINTS,
+        model_dir=model_dir,
+        out=out,
+        data_dir=data_dir,
+        version=version,
+    )
+    src: Path = p["model_dir"]
+    dst: Path = p["out"]
+    if src.resolve() == dst.resolve():
+        raise ConfigError("--out must be another folder than the model's.")
+    card = load_card(src)
+    rows = delicate_dev_rows(p["data_dir"], card_stages(card))
+    point, fig = choose_delicate_threshold(BuiltinModerator(model_dir=str(src)), rows)
+    if point is None:
+        raise ConfigError(
+            f"{src}: its training drew all but {len(rows)} of the DeTexD rows; the delicate "
+            f"point needs at least {DELICATE_MIN_ROWS} held-out rows."
+        )
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in card.get("sha256", {}):
+        shutil.copy(src / name, dst / name)
+    new = json.loads(json.dumps(card))
+    new["version"] = p["version"]
+    new["thresholds"]["delicate"] = point
+    new.setdefault("dev", {}).update(fig)
+    new["delicate_point"] = {
+        "from": {"version": card.get("version"), "delicate": card["thresholds"].get("delicate")},
+        "command": f"tactful train delicate-point {src} --out {dst} --version {p['version']} "
+        f"(the best mean F1 over {DEV_RESAMPLES} bootstrap resamples of the {len(rows)} "
+        f"DeTexD rows no training stage drew; cross-fitted F1: the point chosen on 4 of 5 "
+        f"folds, 20 stratified splits)",
+    }
+    mod = BuiltinModerator(model_dir=str(src))
+    new["delicate_point"]["dev"] = delicate_dev_shares(
+        mod, mod, float(card["thresholds"].get("delicate", 0.5)), point, p["data_dir"]
+    )
+    (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
+    return new
 
 
 @dataclass(frozen=True, slots=True)

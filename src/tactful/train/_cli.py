@@ -441,24 +441,30 @@ def ship_command(
     _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
 
 
+#: The arguments of the commands that write a changed copy of a model folder.
+ModelFolderArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="MODEL",
+        help="Model folder (card.json, model.onnx), e.g. src/tactful/models/builtin.",
+        file_okay=False,
+        show_default=False,
+    ),
+]
+NewFolderOpt = Annotated[
+    Path,
+    typer.Option("--out", help="The new model folder.", file_okay=False, show_default=False),
+]
+NewVersionOpt = Annotated[
+    str, typer.Option("--version", help="The new model's version.", show_default=False)
+]
+
+
 @train_app.command("span-head")
 def span_head_command(
-    model: Annotated[
-        Path,
-        typer.Argument(
-            metavar="MODEL",
-            help="Model folder (card.json, model.onnx), e.g. src/tactful/models/builtin.",
-            file_okay=False,
-            show_default=False,
-        ),
-    ],
-    out: Annotated[
-        Path,
-        typer.Option("--out", help="The new model folder.", file_okay=False, show_default=False),
-    ],
-    version: Annotated[
-        str, typer.Option("--version", help="The new model's version.", show_default=False)
-    ],
+    model: ModelFolderArg,
+    out: NewFolderOpt,
+    version: NewVersionOpt,
     epochs: Annotated[int, typer.Option("--epochs", help="Passes over the token features.")] = 3,
     lr: Annotated[float, typer.Option("--lr", help="Adam's learning rate.")] = 1e-3,
     prompt_share: Annotated[
@@ -495,6 +501,86 @@ def span_head_command(
         cache=cache,
     )
     _print_json({"thresholds": card["thresholds"], "span_head": card["span_head"]})
+
+
+@train_app.command("delicate-head")
+def delicate_head_command(
+    model: ModelFolderArg,
+    out: NewFolderOpt,
+    version: NewVersionOpt,
+    c: Annotated[
+        float, typer.Option("--c", help="Inverse L2 strength of the logistic regression.")
+    ] = 1.0,
+    template_share: Annotated[
+        float,
+        typer.Option(
+            "--template-share",
+            help="Weight of the template rows, and of the chat rows, as a share of DeTexD's.",
+        ),
+    ] = 0.5,
+    chat_negatives: Annotated[
+        int,
+        typer.Option(
+            "--chat-negatives", help="ToxicChat train non-toxic prompts as weak negatives."
+        ),
+    ] = 1000,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Refit only the delicate row of the sequence head on the frozen encoder (DeTexD rows
+    the model drew, grief/illness and harmless training templates, chat prompts); every
+    other score stays identical; the delicate point is chosen on the held-out DeTexD rows."""
+    from . import refit_delicate_head
+
+    card = refit_delicate_head(
+        model,
+        out,
+        data_dir,
+        version=version,
+        c=c,
+        template_share=template_share,
+        chat_negatives=chat_negatives,
+    )
+    keys = (
+        "detexd_heldout_rows",
+        "detexd_heldout_delicate_f1_at_0.5",
+        "detexd_heldout_delicate_f1",
+        "detexd_heldout_delicate_crossfit_f1",
+    )
+    _print_json(
+        {
+            "delicate": card["thresholds"]["delicate"],
+            "dev": {k: card["dev"].get(k) for k in keys},
+            "delicate_head": card["delicate_head"],
+        }
+    )
+
+
+@train_app.command("delicate-point")
+def delicate_point_command(
+    model: ModelFolderArg,
+    out: NewFolderOpt,
+    version: NewVersionOpt,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Choose the delicate point on the DeTexD rows the model's training never drew
+    (best mean F1 over bootstrap resamples; cross-fitted F1 reported). Only the card
+    changes; no torch needed."""
+    from . import repoint_delicate
+
+    card = repoint_delicate(model, out, data_dir, version=version)
+    keys = (
+        "detexd_heldout_rows",
+        "detexd_heldout_delicate_f1_at_0.5",
+        "detexd_heldout_delicate_f1",
+        "detexd_heldout_delicate_crossfit_f1",
+    )
+    _print_json(
+        {
+            "delicate": card["thresholds"]["delicate"],
+            "dev": {k: card["dev"][k] for k in keys},
+            "delicate_point": card["delicate_point"],
+        }
+    )
 
 
 @train_app.command("assemble-encoder")

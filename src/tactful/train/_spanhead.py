@@ -123,6 +123,34 @@ def with_token_head(model: Any, weight: np.ndarray, bias: np.ndarray) -> Any:
     return m
 
 
+def save_refit(
+    model: Any, src: Path, dst: Path, card: dict[str, Any], version: str
+) -> dict[str, Any]:
+    """Write a refit ``model`` to ``dst/model.onnx``, copy the other files ``card`` pins
+    from ``src``, and return a copy of the card with ``version`` and the new file's pins
+    (the caller adds its record and writes ``card.json``)."""
+    import onnx
+
+    dst.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(dst / "model.onnx"))
+    for name in card.get("sha256", {}):
+        if name != "model.onnx":
+            shutil.copy(src / name, dst / name)
+    new: dict[str, Any] = json.loads(json.dumps(card))
+    new["version"] = version
+    new["sha256"]["model.onnx"] = sha256_file(dst / "model.onnx")
+    new.setdefault("size_bytes", {})["model.onnx"] = (dst / "model.onnx").stat().st_size
+    return new
+
+
+def refit_origin(card: dict[str, Any]) -> dict[str, Any]:
+    """The ``from`` of a refit's record: the model's version and ``model.onnx`` sha256."""
+    return {
+        "version": card.get("version"),
+        "model.onnx sha256": card.get("sha256", {}).get("model.onnx"),
+    }
+
+
 def _session(model: Any, quantization: str | None, threads: int) -> Any:
     import onnxruntime as ort
 
@@ -445,20 +473,9 @@ def refit_span_head(
         type_weight=float(stages[-1].get("config", {}).get("type_weight", 0.5)),
         seed=p["seed"],
     )
-    dst.mkdir(parents=True, exist_ok=True)
-    onnx.save(with_token_head(model, fitted[:-1], fitted[-1]), str(dst / "model.onnx"))
-    for name in card.get("sha256", {}):
-        if name != "model.onnx":
-            shutil.copy(src / name, dst / name)
-    new = json.loads(json.dumps(card))
-    new["version"] = p["version"]
-    new["sha256"]["model.onnx"] = sha256_file(dst / "model.onnx")
-    new.setdefault("size_bytes", {})["model.onnx"] = (dst / "model.onnx").stat().st_size
+    new = save_refit(with_token_head(model, fitted[:-1], fitted[-1]), src, dst, card, p["version"])
     new["span_head"] = {
-        "from": {
-            "version": card.get("version"),
-            "model.onnx sha256": card.get("sha256", {}).get("model.onnx"),
-        },
+        "from": refit_origin(card),
         "sources": dict(Counter(e.source for e in labelled)),
         "clean_prompts": {
             "fitted": dict(Counter(e.source for e in prompts)),

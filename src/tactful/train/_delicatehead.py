@@ -1,0 +1,321 @@
+"""Refit a model's delicate head on its frozen encoder (``tactful train delicate-head``).
+
+The sequence head is one linear layer over the mean-pooled encoder states; each head
+is one row of its weight. Refitting the ``delicate`` row alone changes the delicate
+score and nothing else: every other score, decision and operating point stays
+bit-identical, and no fold run has to be made again.
+
+The refit is a logistic regression on the pooled features read from the shipped ONNX
+file, on three groups of texts (:func:`delicate_head_examples`):
+
+* ``detexd``: the DeTexD rows the card's stages drew, with their labels (the rows they
+  did not draw stay held out, to choose the point on: :func:`~tactful.train.delicate_dev_rows`);
+* templates: the grief and serious-illness training templates (delicate) and the
+  harmless training templates (identity mentions, support of a group, technical
+  verbs, injection lookalikes, contrast rows: not delicate), together weighted as
+  ``template_share`` of the DeTexD rows;
+* ``toxicchat``: ToxicChat train prompts labelled non-toxic, as weak negatives
+  (chat is rarely delicate), weighted as ``template_share`` of the DeTexD rows.
+
+Only a head whose weight is a float32 ``Gemm`` can be refit so (``builtin-large``,
+weight-only int8 encoder); a dynamically quantized head (``builtin``, whose pooled
+activations are quantized per call) is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._heads import SEQ_HEADS
+from ..errors import ConfigError, ModelError
+from ..params import Constraints, Float, Int, Nullable, PathLike, Str, validate_params
+from ._config import TRAIN_EXTRA_MESSAGE
+
+__all__ = ["delicate_head_examples", "refit_delicate_head", "with_delicate_row"]
+
+#: The sequence head's weight (heads x hidden, ``transB=1``) and bias in every export.
+SEQ_WEIGHT = "model.seq_head.weight"
+SEQ_BIAS = "model.seq_head.bias"
+#: Harmless identity mentions drawn from the training templates (seeded).
+IDENTITY_NEGATIVES = 400
+
+
+def _seq_gemm(model: Any) -> Any:
+    gemms = [n for n in model.graph.node if n.op_type == "Gemm" and SEQ_WEIGHT in n.input]
+    trans = {a.name: a.i for a in gemms[0].attribute} if len(gemms) == 1 else {}
+    inits = {i.name for i in model.graph.initializer}
+    if len(gemms) != 1 or trans.get("transB") != 1 or SEQ_BIAS not in inits:
+        raise ConfigError(
+            "The model's sequence head is not one float Gemm of "
+            f"{SEQ_WEIGHT} (transB=1): a dynamically quantized head cannot be refit; "
+            "tactful train delicate-head needs a weight-only or float export (builtin-large)."
+        )
+    return gemms[0]
+
+
+def with_delicate_row(model: Any, weight: np.ndarray, bias: float) -> Any:
+    """A copy of an ONNX model whose ``delicate`` logit is ``pooled @ weight + bias``.
+
+    Only that row of :data:`SEQ_WEIGHT` and that entry of :data:`SEQ_BIAS` change;
+    the graph's nodes and every other value are kept as they were.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    _seq_gemm(model)
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    d = SEQ_HEADS.index("delicate")
+    for init in m.graph.initializer:
+        if init.name in (SEQ_WEIGHT, SEQ_BIAS):
+            values = numpy_helper.to_array(init).astype(np.float32).copy()
+            if init.name == SEQ_WEIGHT:
+                values[d] = np.asarray(weight, dtype=np.float32)
+            else:
+                values[d] = np.float32(bias)
+            init.CopyFrom(numpy_helper.from_array(values, init.name))
+    return m
+
+
+def _pooled_features(
+    model: Any, quantization: str | None, ids: Sequence[Sequence[int]], *, batch_size: int = 16
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per text: the pooled states the sequence head reads [H], and the shipped
+    delicate probability (length-sorted batches: the export is batch-invariant)."""
+    import onnx
+
+    from ._spanhead import _session
+
+    pooled = _seq_gemm(model).input[0]
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    probe.graph.output.append(
+        onnx.helper.make_tensor_value_info(pooled, onnx.TensorProto.FLOAT, None)
+    )
+    sess = _session(probe, quantization, 2)
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    feats: list[np.ndarray] = [np.zeros(0, np.float32)] * len(ids)
+    probs = np.zeros(len(ids), dtype=np.float64)
+    d = SEQ_HEADS.index("delicate")
+    for b in range(0, len(order), batch_size):
+        group = order[b : b + batch_size]
+        n = max(len(ids[i]) for i in group)
+        x = np.zeros((len(group), n), dtype=np.int64)
+        mask = np.zeros((len(group), n), dtype=np.int64)
+        for r, i in enumerate(group):
+            x[r, : len(ids[i])] = ids[i]
+            mask[r, : len(ids[i])] = 1
+        seq, h = sess.run(["seq", pooled], {"input_ids": x, "attention_mask": mask})
+        for r, i in enumerate(group):
+            feats[i] = h[r].astype(np.float32)
+            probs[i] = float(seq[r, d])
+    return np.stack(feats), probs
+
+
+def delicate_head_examples(
+    data_dir: str | Path | None,
+    card: dict[str, Any],
+    *,
+    chat_negatives: int = 1000,
+    seed: int = 0,
+) -> list[tuple[str, int, str]]:
+    """The texts a delicate-head refit learns from: ``(text, delicate label, source)``.
+
+    DeTexD rows the card's stages drew (``detexd``); the grief and illness training
+    templates (``delicate_templates``, 1); the harmless training templates
+    (``identity_negatives``: :data:`IDENTITY_NEGATIVES` seeded identity mentions;
+    ``exclusion``: the support-of-a-group rows; ``technical``; ``injection``: the
+    lookalikes; ``contrast``; all 0); ``chat_negatives`` seeded ToxicChat train
+    prompts labelled non-toxic (``toxicchat``, 0). Training splits only: the dev
+    templates stay held out.
+    """
+    from ..datasets import load_dataset, load_holistic_descriptors
+    from ..functional import (
+        contrast_template_records,
+        delicate_template_records,
+        exclusion_template_records,
+        holistic_person_nouns,
+        identity_negatives,
+        injection_template_records,
+        technical_template_records,
+    )
+    from ._card import card_stages, delicate_dev_rows
+
+    held = {r.text for r in delicate_dev_rows(data_dir, card_stages(card))}
+    out = [
+        (r.text, int(r.label or 0), "detexd")
+        for r in load_dataset("detexd", "all", data_dir)
+        if r.text not in held
+    ]
+    out += [(r.text, 1, "delicate_templates") for r in delicate_template_records(split="train")]
+    identity = identity_negatives(
+        load_holistic_descriptors(data_dir), nouns=holistic_person_nouns(data_dir), split="train"
+    )
+    texts = sorted({r.text for r in identity})
+    out += [
+        (t, 0, "identity_negatives")
+        for t in random.Random(seed).sample(texts, min(IDENTITY_NEGATIVES, len(texts)))
+    ]
+    out += [
+        (r.text, 0, "exclusion") for r in exclusion_template_records(split="train") if r.label == 0
+    ]
+    out += [(r.text, 0, "technical") for r in technical_template_records(split="train")]
+    out += [
+        (r.text, 0, "injection") for r in injection_template_records(split="train") if r.label == 0
+    ]
+    out += [
+        (r.text, 0, "contrast") for r in contrast_template_records(split="train") if r.label == 0
+    ]
+    chat = sorted(
+        {r.text for r in load_dataset("toxicchat", "train", data_dir) if r.labels["toxicity"] == 0}
+    )
+    out += [
+        (t, 0, "toxicchat")
+        for t in random.Random(seed + 1).sample(chat, min(chat_negatives, len(chat)))
+    ]
+    return out
+
+
+_REFIT_CONSTRAINTS: Constraints = {
+    "model_dir": PathLike(),
+    "out": PathLike(),
+    "data_dir": Nullable(PathLike()),
+    "version": Str(nonempty=True),
+    "c": Float(0, None, closed="neither"),
+    "template_share": Float(0, None),
+    "chat_negatives": Int(0),
+    "seed": Int(0),
+}
+
+
+def refit_delicate_head(
+    model_dir: str | Path,
+    out: str | Path,
+    data_dir: str | Path | None = None,
+    *,
+    version: str,
+    c: float = 1.0,
+    template_share: float = 0.5,
+    chat_negatives: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Refit the delicate row of the sequence head of the model in ``model_dir``;
+    write the model to ``out`` with its delicate point chosen again.
+
+    Parameters
+    ----------
+    model_dir, out : path
+        The model folder and the new one (created; its files are overwritten).
+    data_dir : path, optional
+        The data folder (DeTexD, ToxicChat, HolisticBias).
+    version : str
+        The new model's version.
+    c : float
+        The inverse L2 strength of the logistic regression (scikit-learn's ``C``).
+    template_share : float
+        The weight of the template rows, and again of the chat rows, as a share of
+        the DeTexD rows' weight.
+    chat_negatives : int
+        ToxicChat train prompts labelled non-toxic, as weak negatives.
+    seed : int
+        The seed of the samples.
+
+    Returns
+    -------
+    dict
+        The new card: ``thresholds.delicate`` chosen on the held-out DeTexD rows
+        (:func:`~tactful.train.choose_delicate_threshold`), ``delicate_head``
+        recording what the row was refit from and on, and the held-out delicate
+        templates' recall and the ToxicChat dev non-toxic prompts called delicate,
+        before and after.
+    """
+    p = validate_params(
+        "refit_delicate_head",
+        _REFIT_CONSTRAINTS,
+        model_dir=model_dir,
+        out=out,
+        data_dir=data_dir,
+        version=version,
+        c=c,
+        template_share=template_share,
+        chat_negatives=chat_negatives,
+        seed=seed,
+    )
+    src: Path = p["model_dir"]
+    dst: Path = p["out"]
+    if src.resolve() == dst.resolve():
+        raise ConfigError("--out must be another folder than the model's.")
+    try:
+        import onnx
+    except ImportError:
+        raise ModelError(TRAIN_EXTRA_MESSAGE.format(missing="onnx")) from None
+    from sklearn.linear_model import LogisticRegression
+
+    from ..moderators.builtin import BuiltinModerator, load_card
+    from ._card import (
+        card_stages,
+        choose_delicate_threshold,
+        delicate_dev_rows,
+        delicate_dev_shares,
+    )
+    from ._config import load_tokenizer
+    from ._spanhead import refit_origin, save_refit
+
+    card = load_card(src)
+    model = onnx.load(str(src / "model.onnx"))
+    _seq_gemm(model)  # refuse a quantized head before any work
+    stages = card_stages(card)
+    max_len = int(stages[-1].get("config", {}).get("max_len", 256)) if stages else 256
+    examples = delicate_head_examples(
+        p["data_dir"], card, chat_negatives=p["chat_negatives"], seed=p["seed"]
+    )
+    tok = load_tokenizer(src / "tokenizer.json", max_len)
+    ids = [tok.encode(t).ids for t, _, _ in examples]
+    x, _ = _pooled_features(model, card.get("quantization"), ids)
+    y = np.array([label for _, label, _ in examples], dtype=int)
+    source = np.array([s for _, _, s in examples])
+    n_detexd = int((source == "detexd").sum())
+    is_chat = source == "toxicchat"
+    is_template = ~is_chat & (source != "detexd")
+    weights = np.ones(len(y))
+    weights[is_template] = p["template_share"] * n_detexd / max(int(is_template.sum()), 1)
+    weights[is_chat] = p["template_share"] * n_detexd / max(int(is_chat.sum()), 1)
+    fit = LogisticRegression(C=p["c"], max_iter=5000).fit(x, y, sample_weight=weights)
+
+    row = with_delicate_row(model, fit.coef_[0], float(fit.intercept_[0]))
+    new = save_refit(row, src, dst, card, p["version"])
+    new["delicate_head"] = {
+        "from": refit_origin(card),
+        "sources": dict(Counter(source.tolist())),
+        "positives": dict(Counter(source[y == 1].tolist())),
+        "config": {
+            "c": p["c"],
+            "template_share": p["template_share"],
+            "chat_negatives": p["chat_negatives"],
+            "seed": p["seed"],
+            "max_len": max_len,
+        },
+    }
+    (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
+    after = BuiltinModerator(model_dir=str(dst))
+    held = delicate_dev_rows(p["data_dir"], stages)
+    point, fig = choose_delicate_threshold(after, held)
+    if point is not None:
+        new["thresholds"]["delicate"] = point
+    new.setdefault("dev", {}).update(fig)
+    new["delicate_head"]["dev"] = delicate_dev_shares(
+        BuiltinModerator(model_dir=str(src)),
+        after,
+        float(card["thresholds"].get("delicate", 0.5)),
+        float(new["thresholds"]["delicate"]),
+        p["data_dir"],
+    )
+    (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
+    return new

@@ -1,0 +1,134 @@
+"""The delicate-head refit (``tactful train delicate-head``): one row of the sequence
+head swapped, every other score bit-identical, and the texts it learns from."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import tactful.train as tt
+from tactful._heads import SEQ_HEADS
+from tactful.errors import ConfigError
+from tactful.moderators.builtin import default_model_dir, load_card
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+D = SEQ_HEADS.index("delicate")
+
+
+def _tiny_head(hidden: int = 4) -> tuple[object, np.ndarray, np.ndarray]:
+    """pooled [N, hidden] -> Gemm(model.seq_head.weight, transB=1) -> Sigmoid -> seq."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(len(SEQ_HEADS), hidden)).astype(np.float32)
+    b = rng.normal(size=len(SEQ_HEADS)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "Gemm",
+                ["pooled", "model.seq_head.weight", "model.seq_head.bias"],
+                ["logits"],
+                transB=1,
+            ),
+            helper.make_node("Sigmoid", ["logits"], ["seq"]),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [None, hidden])],
+        [helper.make_tensor_value_info("seq", TensorProto.FLOAT, [None, len(SEQ_HEADS)])],
+        [
+            numpy_helper.from_array(w, "model.seq_head.weight"),
+            numpy_helper.from_array(b, "model.seq_head.bias"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), w, b
+
+
+def _run(model: object, x: np.ndarray) -> np.ndarray:
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(["seq"], {"pooled": x})[0]
+
+
+def test_a_new_delicate_row_changes_the_delicate_score_and_no_other():
+    model, w, b = _tiny_head()
+    row = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
+    new = tt.with_delicate_row(model, row, -0.75)
+    x = np.random.default_rng(1).normal(size=(5, 4)).astype(np.float32)
+    before, after = _run(model, x), _run(new, x)
+    others = [i for i in range(len(SEQ_HEADS)) if i != D]
+    np.testing.assert_array_equal(before[:, others], after[:, others])
+    np.testing.assert_allclose(after[:, D], 1 / (1 + np.exp(-(x @ row - 0.75))), rtol=1e-6)
+    # only that row and that bias entry of the initializers change
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in new.graph.initializer}
+    want_w, want_b = w.copy(), b.copy()
+    want_w[D], want_b[D] = row, -0.75
+    np.testing.assert_array_equal(inits["model.seq_head.weight"], want_w)
+    np.testing.assert_array_equal(inits["model.seq_head.bias"], want_b)
+    # the graph keeps its nodes; the input model is left as it was
+    assert [n.op_type for n in new.graph.node] == ["Gemm", "Sigmoid"]
+    np.testing.assert_array_equal(_run(model, x), before)
+
+
+def test_a_quantized_sequence_head_is_refused_before_any_work(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(ConfigError) as err:
+        tt.refit_delicate_head(default_model_dir("builtin"), out, version="9.9.9")
+    assert str(err.value) == (
+        "[T010] The model's sequence head is not one float Gemm of model.seq_head.weight "
+        "(transB=1): a dynamically quantized head cannot be refit; tactful train "
+        "delicate-head needs a weight-only or float export (builtin-large)."
+    )
+    assert not out.exists()
+
+
+def test_refit_refuses_to_write_over_its_own_model(tmp_path):
+    model = tmp_path / "m"
+    shutil.copytree(default_model_dir("builtin"), model)
+    with pytest.raises(
+        ConfigError, match=r"^\[T010\] --out must be another folder than the model's\.$"
+    ):
+        tt.refit_delicate_head(model, model, version="9.9.9")
+
+
+def test_the_large_models_pooled_states_are_what_its_delicate_row_reads():
+    """The features the refit learns from are the tensor its head reads: the shipped
+    delicate probability is the sigmoid of the shipped row over them."""
+    from tactful.train._config import load_tokenizer
+    from tactful.train._delicatehead import _pooled_features
+
+    folder = default_model_dir("builtin-large")
+    card = load_card(folder)
+    model = onnx.load(str(folder / "model.onnx"))
+    tok = load_tokenizer(folder / "tokenizer.json", 256)
+    texts = ["My father died on Sunday.", "What's the weather like?", "I will kill you"]
+    x, probs = _pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    w, b = inits["model.seq_head.weight"][D], inits["model.seq_head.bias"][D]
+    np.testing.assert_allclose(probs, 1 / (1 + np.exp(-(x @ w + b))), rtol=1e-4)
+    from tactful.moderators.builtin import BuiltinModerator
+
+    shipped = BuiltinModerator(model_dir=str(folder)).predict_arrays(texts)[0][:, D]
+    np.testing.assert_allclose(probs, shipped, atol=1e-5)
+
+
+def test_the_refit_learns_from_training_templates_and_drawn_detexd_rows(data_dir):
+    card = load_card(name="builtin-large")
+    got = tt.delicate_head_examples(data_dir, card)
+    sources = Counter(s for _, _, s in got)
+    held = tt.delicate_dev_rows(data_dir, tt.card_stages(card))
+    assert sources["detexd"] == 1023 - len(held) == 648
+    assert sources["identity_negatives"] == 400 and sources["toxicchat"] == 1000
+    assert {s for _, y, s in got if y == 1} == {"detexd", "delicate_templates"}
+    from tactful.functional import delicate_template_records
+
+    dev = {r.text for r in delicate_template_records(split="dev")}
+    assert dev.isdisjoint(t for t, _, _ in got)
+    assert {t for t, _, _ in got}.isdisjoint(r.text for r in held)
+    # seeded: the same texts twice
+    assert tt.delicate_head_examples(data_dir, card) == got
+    assert json.dumps(got)  # plain (text, label, source) tuples
