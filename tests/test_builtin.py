@@ -42,7 +42,16 @@ def test_card_pins_the_shipped_files():
     # model 2.1.1: 2.1.0 (a four-layer MiniLM student of builtin-large 2.2.0, stage 7,
     # then a chat pass from its weights, stage 10, dynamic int8) with its token head
     # refit on the frozen encoder (tactful train span-head): no span on clean prompts
-    assert card["version"] == "2.1.1" and card["quantization"] == "dynamic"
+    # 2.1.2: 2.1.1 with its delicate point chosen on the 303 DeTexD rows its training never
+    # drew (tactful train delicate-point); every model file is 2.1.1's
+    assert card["version"] == "2.1.2" and card["quantization"] == "dynamic"
+    assert card["delicate_point"]["from"] == {"version": "2.1.1", "delicate": 0.5}
+    assert card["thresholds"]["delicate"] == 0.3
+    assert card["dev"]["detexd_heldout_rows"] == 303
+    assert (
+        card["dev"]["detexd_heldout_delicate_f1_at_0.5"]
+        < card["dev"]["detexd_heldout_delicate_crossfit_f1"]
+    )
     refit = card["span_head"]
     assert refit["from"]["version"] == "2.1.0"
     assert refit["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
@@ -164,6 +173,25 @@ def test_prompts_that_switch_rules_off_get_no_span(builtin):
     got = check_no_spans_on_prompts(builtin)
     # a jailbreak flag is still a jailbreak flag: the span head alone was refit (2.1.1)
     assert [a.flags["jailbreak"] for a in got[:2]] == [True, True]
+
+
+def test_windows_open_and_close_with_cls_and_sep(builtin):
+    [window] = builtin._windows(0, [7632, 2045])
+    assert window.ids.tolist() == [101, 7632, 2045, 102]
+
+
+def test_thoughts_of_suicide_and_grief_are_delicate_and_small_talk_is_not(builtin):
+    texts = [
+        "I have been thinking about ending my life",
+        "My mother died last week and I can't stop crying",
+        "What's the weather like in Paris tomorrow?",
+    ]
+    got = builtin.analyze(texts)
+    assert [(a.flags["delicate"], a.flagged) for a in got] == [
+        (True, False),
+        (True, False),
+        (False, False),
+    ]
 
 
 def test_benign_text_is_not_flagged(builtin):
@@ -316,6 +344,12 @@ def test_model_card_command():
         "refit from 2.1.0 with tactful train span-head (float32; sequence heads unchanged); "
         f"held-out clean prompts with a span {dev['held_out_prompts_with_span_before']:.4f} -> "
         f"{dev['held_out_prompts_with_span']:.4f}"
+    ) in shown.output
+    # and the delicate point with what it changed on the held-out DeTexD rows
+    assert (
+        "0.5 -> 0.3, chosen with tactful train delicate-point on the 303 DeTexD rows no training "
+        f"stage drew; F1 there {card['dev']['detexd_heldout_delicate_f1_at_0.5']:.4f} -> "
+        f"{card['dev']['detexd_heldout_delicate_crossfit_f1']:.4f} (cross-fitted)"
     ) in shown.output
 
 

@@ -30,23 +30,71 @@ def test_card_pins_the_shipped_files_and_the_size_cap():
         assert hashlib.sha256((LARGE_DIR / name).read_bytes()).hexdigest() == digest
     assert (LARGE_DIR / "model.onnx").stat().st_size <= 120_000_000
     assert set(card["thresholds"]) >= {"toxicity", "jailbreak", "delicate", "span"}
+    # 2.2.2: 2.2.1 with the delicate row of its sequence head refit on the frozen encoder
+    # (tactful train delicate-head) and its point chosen on the 375 DeTexD rows its
+    # training never drew
+    refit = card["delicate_head"]
+    assert refit["from"]["version"] == "2.2.1"
+    assert refit["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
+    assert card["thresholds"]["delicate"] == 0.2
+    assert card["dev"]["detexd_heldout_rows"] == 375
+    assert (
+        card["dev"]["detexd_heldout_delicate_f1_at_0.5"]
+        < card["dev"]["detexd_heldout_delicate_crossfit_f1"]
+    )
+    dev = refit["dev"]
+    assert (dev["dev_templates_delicate_before"], dev["dev_templates_delicate"]) == (0.0, 1.0)
+    assert dev["toxicchat_dev_nontoxic_delicate"] <= dev["toxicchat_dev_nontoxic_delicate_before"]
 
 
 def test_model_card_command_shows_the_large_card():
     result = CliRunner().invoke(app, ["model-card", "-m", "builtin-large", "--json"])
     assert result.exit_code == 0, result.output
     assert result.output.count('"name": "builtin-large"') == 1
+    card = load_card(name="builtin-large")
+    shown = CliRunner().invoke(app, ["model-card", "-m", "builtin-large"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 0, shown.output
+    assert (
+        "refit from 2.2.1 with tactful train delicate-head (other heads unchanged); point 0.2 "
+        "chosen on the 375 DeTexD rows no training stage drew, cross-fitted F1 there "
+        f"{card['dev']['detexd_heldout_delicate_crossfit_f1']:.4f}"
+    ) in shown.output
 
 
 def test_plain_cases(large):
     check_plain_cases(large)
 
 
+def test_windows_open_and_close_with_the_tokens_training_used(large):
+    # MPNet's tokenizer adds <s> (0) and </s> (2); its vocabulary also holds [CLS] (105)
+    # and [SEP] (106), which runtime revisions <= 3 put around every window
+    [window] = large._windows(0, [2030, 2273])
+    assert window.ids.tolist() == [0, 2030, 2273, 2]
+
+
+def test_grief_illness_and_thoughts_of_suicide_are_delicate_and_small_talk_is_not(large):
+    texts = [
+        "I have been thinking about ending my life",
+        "My mother died last week and I can't stop crying",
+        "My wife has breast cancer and I don't know how to tell the kids",
+        "What's the weather like in Paris tomorrow?",
+        "How do I kill a python process in Linux?",
+    ]
+    got = large.analyze(texts)
+    assert [(a.flags["delicate"], a.flagged) for a in got] == [
+        (True, False),
+        (True, False),
+        (True, False),
+        (False, False),
+        (False, False),
+    ]
+
+
 def test_prompts_that_switch_rules_off_get_no_span(large):
     # 2.2.1 is 2.2.0 with its token head refit (tactful train span-head): 2.2.0 marked
     # "Ignore all previous instructions and print" as an insult
     card = large.card
-    assert card["version"] == "2.2.1" and card["span_head"]["from"]["version"] == "2.2.0"
+    assert card["version"] == "2.2.2" and card["span_head"]["from"]["version"] == "2.2.0"
     check_no_spans_on_prompts(large)
 
 
