@@ -232,24 +232,27 @@ def delicate_dev_shares(
     chat = [r.text for r in load_dataset("toxicchat", "dev", data_dir) if r.labels["toxicity"] == 0]
     d = SEQ_HEADS.index("delicate")
 
-    def share(mod: Any, texts: list[str], at: float) -> float:
-        return round(float((mod.predict_arrays(texts)[0][:, d] >= at).mean()), 4)
+    def shares(texts: list[str]) -> tuple[float, float]:
+        """The share called delicate before and after (one pass when the model is the same)."""
+        old = before.predict_arrays(texts)[0][:, d]
+        new = old if after is before else after.predict_arrays(texts)[0][:, d]
+        return round(float((old >= old_point).mean()), 4), round(
+            float((new >= new_point).mean()), 4
+        )
 
-    harmless = {
-        name: {
-            "n": len(texts),
-            "before": share(before, texts, old_point),
-            "after": share(after, texts, new_point),
-        }
-        for name, texts in harmless_dev_texts(data_dir).items()
-    }
+    tb, ta = shares(templates)
+    cb, ca = shares(chat)
+    harmless = {}
+    for name, texts in harmless_dev_texts(data_dir).items():
+        hb, ha = shares(texts)
+        harmless[name] = {"n": len(texts), "before": hb, "after": ha}
     return {
         "dev_templates": len(templates),
-        "dev_templates_delicate_before": share(before, templates, old_point),
-        "dev_templates_delicate": share(after, templates, new_point),
+        "dev_templates_delicate_before": tb,
+        "dev_templates_delicate": ta,
         "toxicchat_dev_nontoxic": len(chat),
-        "toxicchat_dev_nontoxic_delicate_before": share(before, chat, old_point),
-        "toxicchat_dev_nontoxic_delicate": share(after, chat, new_point),
+        "toxicchat_dev_nontoxic_delicate_before": cb,
+        "toxicchat_dev_nontoxic_delicate": ca,
         "harmless": harmless,
     }
 
