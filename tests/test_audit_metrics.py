@@ -10,14 +10,17 @@ import pandas as pd
 import pytest
 
 from tactful import Analysis, audit
+from tactful.audit import metrics
 from tactful.audit.metrics import (
     OPENAI_FLAG_THRESHOLDS,
+    STANDARDIZED_COLUMNS,
     WORST_FLAG_FIELDS,
     WORST_SCORE_FIELDS,
     fpr,
     max_category_score,
     normalize_by_thresholds,
     score_suppression_table,
+    standardized_suppression_table,
     suppression_table,
     worst_group,
 )
@@ -225,6 +228,277 @@ def test_suppression_table_bad_input(kwargs, error, message):
     args = {"groups": [{"women"}, set()], "group_names": ["women"]} | kwargs
     with pytest.raises(error, match=message):
         suppression_table([0, 0], [1, 0], args.pop("groups"), **args)
+
+
+# --------------------------------------------------------------------------- standardized
+
+# Fourteen texts from four data sets. Rows 4 and 13 are violating (never counted).
+#   A: TN rows 0-3, flagged 0 and 3               -> FPR_A = 2/4 = 1/2
+#      women: TN 0,1,2 (FP 0)                      -> 3 TN, 1 FP
+#   B: TN rows 5-10, flagged 6                    -> FPR_B = 1/6
+#      women: TN 5; men: TN 6,7 (FP 6)
+#   C: TN rows 11-12, none flagged                -> FPR_C = 0; straight: TN 11
+#   D: only the violating row 13 (lgbt)           -> no FPR, expects nothing
+# Pooled: 12 TN, 3 FP -> FPR = 1/4.
+#   women:    E = 3/2 + 1/6 = 5/3, standardized = 1/(5/3) = 3/5,
+#             composition = (5/3)/(4 * 1/4) = 5/3, pooled ratio (1/4)/(1/4) = 1
+#   men:      E = 2/6 = 1/3, standardized = 1/(1/3) = 3,
+#             composition = (1/3)/(2 * 1/4) = 2/3, pooled ratio (1/2)/(1/4) = 2
+#   straight: E = 0 -> standardized NA; composition = 0/(1/4) = 0
+#   lgbt:     no true negatives -> NA
+D_TRUE = [0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+D_PRED = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1]
+D_GROUPS = [
+    {"women"},
+    {"women"},
+    {"women"},
+    set(),
+    {"women"},
+    {"women"},
+    {"men"},
+    {"men"},
+    set(),
+    set(),
+    set(),
+    {"straight"},
+    set(),
+    {"lgbt"},
+]
+D_STRATA = ["A"] * 5 + ["B"] * 6 + ["C"] * 2 + ["D"]
+
+
+def test_standardized_table_hand_computed():
+    table = standardized_suppression_table(
+        D_TRUE, D_PRED, D_GROUPS, D_STRATA, group_names=NAMES, n_resamples=0
+    )
+    assert (
+        tuple(table.columns)
+        == STANDARDIZED_COLUMNS
+        == (
+            "group",
+            "n",
+            "n_tn",
+            "n_fp",
+            "expected_fp",
+            "standardized_ratio",
+            "standardized_ratio_low",
+            "standardized_ratio_high",
+            "composition_ratio",
+        )
+    )
+    assert table["group"].tolist() == NAMES
+    assert table["n"].tolist() == [5, 2, 1, 1]
+    assert table["n_tn"].tolist() == [4, 2, 0, 1]
+    assert table["n_fp"].tolist() == [1, 1, 0, 0]
+    women, men, lgbt, straight = (table.iloc[i] for i in range(4))
+    assert women.expected_fp == pytest.approx(5 / 3)
+    assert women.standardized_ratio == pytest.approx(3 / 5)
+    assert women.composition_ratio == pytest.approx(5 / 3)
+    assert men.expected_fp == pytest.approx(1 / 3)
+    assert men.standardized_ratio == pytest.approx(3.0)
+    assert men.composition_ratio == pytest.approx(2 / 3)
+    # a group only in an FPR-0 data set expects no false positive: no standardized ratio
+    assert straight.expected_fp == 0.0 and straight.composition_ratio == 0.0
+    assert pd.isna(straight.standardized_ratio)
+    # no true negatives: nothing is defined
+    assert lgbt.expected_fp == 0.0
+    assert pd.isna(lgbt.standardized_ratio) and pd.isna(lgbt.composition_ratio)
+    assert table["standardized_ratio_low"].isna().all()
+    assert table["standardized_ratio_high"].isna().all()
+    for column in ("n", "n_tn", "n_fp"):
+        assert str(table[column].dtype) == "Int64"
+    for column in STANDARDIZED_COLUMNS[4:]:
+        assert str(table[column].dtype) == "Float64"
+    pooled = suppression_table(D_TRUE, D_PRED, D_GROUPS, group_names=NAMES, n_resamples=0)
+    assert pooled["ratio"].tolist()[:2] == pytest.approx([1.0, 2.0])
+
+
+def test_standardized_ratio_removes_the_composition_effect():
+    # A: 4 TN all women, 2 flagged (FPR 1/2). B: 20 TN, 2 flagged (FPR 1/10); women
+    # have 10 of them with 1 flagged, men the other 10 with 1 flagged. Inside each data
+    # set every group is flagged at the data set's rate, yet pooled (FPR 4/24 = 1/6)
+    # women's ratio is (3/14)/(1/6) = 9/7 and men's (1/10)/(1/6) = 3/5.
+    y_true = [0] * 24
+    y_pred = [1, 1, 0, 0] + [1] + [0] * 9 + [1] + [0] * 9
+    groups = [{"women"}] * 14 + [{"men"}] * 10
+    strata = ["A"] * 4 + ["B"] * 20
+    table = standardized_suppression_table(
+        y_true, y_pred, groups, strata, group_names=["women", "men"], n_resamples=0
+    )
+    pooled = suppression_table(y_true, y_pred, groups, group_names=["women", "men"], n_resamples=0)
+    assert table["standardized_ratio"].tolist() == [1.0, 1.0]
+    assert table["expected_fp"].tolist() == [3.0, 1.0]
+    assert pooled["ratio"].tolist() == pytest.approx([9 / 7, 3 / 5])
+    assert pooled.loc[0, "ratio"] > 1
+    assert table["composition_ratio"].tolist() == pytest.approx([9 / 7, 3 / 5])
+
+
+def stratified_case(n=3000, seed=4):
+    """Three data sets with FPRs 0.05/0.2/0.5, groups spread unevenly over them."""
+    rng = np.random.default_rng(seed)
+    codes = rng.choice(3, size=n, p=[0.5, 0.3, 0.2])
+    strata = np.array(["jigsaw", "stormfront", "openai"])[codes]
+    y_true = (rng.random(n) < 0.2).astype(int)
+    flag_p = np.array([0.05, 0.2, 0.5])[codes]
+    y_pred = np.where(y_true == 1, 1, (rng.random(n) < flag_p).astype(int))
+    # women mostly in the high-FPR set, men mostly in the low one
+    share = {
+        "women": np.array([0.1, 0.2, 0.6]),
+        "men": np.array([0.4, 0.1, 0.05]),
+        "lgbt": np.array([0.1, 0.1, 0.1]),
+        "straight": np.array([0.05, 0.3, 0.01]),
+    }
+    groups = [frozenset(g for g, s in share.items() if rng.random() < s[c]) for c in codes]
+    return y_true, y_pred, groups, list(strata)
+
+
+def test_pooled_ratio_is_standardized_times_composition():
+    y_true, y_pred, groups, strata = stratified_case()
+    table = standardized_suppression_table(
+        y_true, y_pred, groups, strata, group_names=NAMES, n_resamples=0
+    )
+    pooled = suppression_table(y_true, y_pred, groups, group_names=NAMES, n_resamples=0)
+    product = table["standardized_ratio"] * table["composition_ratio"]
+    assert product.notna().all()
+    assert product.to_numpy(dtype=float) == pytest.approx(pooled["ratio"].to_numpy(dtype=float))
+    # the counts are the pooled table's
+    for column in ("n", "n_tn", "n_fp"):
+        assert table[column].tolist() == pooled[column].tolist()
+    # the composition effect is visible: women come from the high-FPR set
+    assert table.loc[0, "composition_ratio"] > 1.5 and table.loc[1, "composition_ratio"] < 0.8
+
+
+def test_single_stratum_is_the_pooled_table():
+    table = standardized_suppression_table(
+        Y_TRUE, Y_PRED, GROUPS_OF, ["only"] * 10, group_names=NAMES, n_resamples=0
+    )
+    pooled = suppression_table(Y_TRUE, Y_PRED, GROUPS_OF, group_names=NAMES, n_resamples=0)
+    assert table["standardized_ratio"].tolist()[:2] == pytest.approx(pooled["ratio"].tolist()[:2])
+    assert table["composition_ratio"].tolist()[:2] == pytest.approx([1.0, 1.0])
+    assert table["expected_fp"].tolist() == pytest.approx([4 * 3 / 8, 4 * 3 / 8, 0.0, 0.0])
+    for column in ("standardized_ratio", "composition_ratio"):
+        assert table[column].isna().tolist() == [False, False, True, True]
+
+
+def test_standardized_na_policy():
+    # no flags at all: every FPR is 0, nothing is expected, no ratio and no interval
+    table = standardized_suppression_table(
+        [0, 0, 0, 1],
+        [0, 0, 0, 0],
+        [{"women"}, set(), {"women"}, set()],
+        ["a", "a", "b", "b"],
+        group_names=["women"],
+        n_resamples=50,
+    )
+    row = table.iloc[0]
+    assert row.n_tn == 2 and row.n_fp == 0 and row.expected_fp == 0.0
+    assert table[list(STANDARDIZED_COLUMNS[5:])].isna().all(axis=None)
+    # no true negatives at all
+    table = standardized_suppression_table(
+        [1, 1], [1, 0], [{"women"}, set()], ["a", "b"], group_names=["women"], n_resamples=10
+    )
+    assert table.loc[0, "n_tn"] == 0 and table.loc[0, "expected_fp"] == 0.0
+    assert table[list(STANDARDIZED_COLUMNS[5:])].isna().all(axis=None)
+
+
+def test_standardized_bootstrap_is_seeded_and_covers_the_estimate():
+    y_true, y_pred, groups, strata = stratified_case()
+    kwargs = {"group_names": NAMES, "n_resamples": 500}
+    a = standardized_suppression_table(y_true, y_pred, groups, strata, seed=7, **kwargs)
+    b = standardized_suppression_table(y_true, y_pred, groups, strata, seed=7, **kwargs)
+    c = standardized_suppression_table(y_true, y_pred, groups, strata, seed=8, **kwargs)
+    pd.testing.assert_frame_equal(a, b)
+    assert a["standardized_ratio_low"].tolist() != c["standardized_ratio_low"].tolist()
+    assert (a["standardized_ratio_low"] < a["standardized_ratio"]).all()
+    assert (a["standardized_ratio"] < a["standardized_ratio_high"]).all()
+    # women and men are flagged at their data sets' rates: their intervals hold 1 and
+    # not the pooled ratio, which is their data sets' mix (women's high, men's low)
+    pooled = suppression_table(y_true, y_pred, groups, group_names=NAMES, n_resamples=0)
+    women, men = a.iloc[0], a.iloc[1]
+    assert women.standardized_ratio_low < 1 < women.standardized_ratio_high < pooled.ratio[0]
+    assert pooled.ratio[1] < men.standardized_ratio_low < 1 < men.standardized_ratio_high
+    none = standardized_suppression_table(
+        y_true, y_pred, groups, strata, group_names=NAMES, n_resamples=0
+    )
+    assert none["standardized_ratio_low"].isna().all()
+    assert none["standardized_ratio_high"].isna().all()
+    pd.testing.assert_frame_equal(
+        none.drop(columns=["standardized_ratio_low", "standardized_ratio_high"]),
+        a.drop(columns=["standardized_ratio_low", "standardized_ratio_high"]),
+    )
+
+
+def test_standardized_bootstrap_matches_naive_row_resampling():
+    """The pattern-multinomial shortcut, with the data set in the pattern, resamples rows."""
+    y_true, y_pred, groups, strata = stratified_case(n=800, seed=12)
+    table = standardized_suppression_table(
+        y_true, y_pred, groups, strata, group_names=NAMES, n_resamples=4000, seed=1
+    )
+    rng = np.random.default_rng(2)
+    women = np.array(["women" in g for g in groups])
+    neg = np.asarray(y_true) == 0
+    flagged = np.asarray(y_pred) == 1
+    sets = np.array(strata)
+    ratios = []
+    for _ in range(4000):
+        i = rng.integers(0, len(y_true), len(y_true))
+        n_, w_, p_, s_ = neg[i], women[i], flagged[i], sets[i]
+        expected = 0.0
+        for d in np.unique(s_):
+            tn_d = (n_ & (s_ == d)).sum()
+            if tn_d:
+                expected += (n_ & w_ & (s_ == d)).sum() * (n_ & p_ & (s_ == d)).sum() / tn_d
+        ratios.append((n_ & w_ & p_).sum() / expected)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    assert table.loc[0, "standardized_ratio_low"] == pytest.approx(low, abs=0.03)
+    assert table.loc[0, "standardized_ratio_high"] == pytest.approx(high, abs=0.03)
+
+
+@pytest.mark.parametrize(
+    ("strata", "message"),
+    [
+        (
+            "ab",
+            re.escape("The 'strata' parameter must be a sequence of data-set names, not a str."),
+        ),
+        (["a"], r"same length\. Got y_true=2, y_pred=2, groups=2, strata=1\.$"),
+        (
+            ["a", 3],
+            r"'strata' parameter must hold data-set names \(str\)\. Got int at position 1\.$",
+        ),
+        (["a", None], r"Got NoneType at position 1\.$"),
+    ],
+)
+def test_standardized_table_bad_strata(strata, message):
+    with pytest.raises(ConfigError, match=message):
+        standardized_suppression_table(
+            [0, 0], [1, 0], [{"women"}, set()], strata, group_names=["women"]
+        )
+
+
+def test_standardized_table_checks_the_shared_inputs():
+    with pytest.raises(ConfigError, match=r"same length\. Got y_true=2, y_pred=2, groups=1"):
+        standardized_suppression_table([0, 0], [1, 0], [set()], ["a", "a"])
+    with pytest.raises(
+        ConfigError,
+        match=re.escape(
+            PARAM_MESSAGE.format(
+                name="n_resamples",
+                owner="standardized_suppression_table",
+                rule="an int >= 0",
+                value=-1,
+            )
+        ),
+    ):
+        standardized_suppression_table([0, 0], [1, 0], [set(), set()], ["a", "a"], n_resamples=-1)
+
+
+def test_metrics_public_surface():
+    assert metrics.__all__ == sorted(metrics.__all__)
+    assert "standardized_suppression_table" in metrics.__all__
+    assert "STANDARDIZED_COLUMNS" in metrics.__all__
+    for name in metrics.__all__:
+        assert getattr(metrics, name) is not None
 
 
 # --------------------------------------------------------------------------- scores

@@ -284,6 +284,18 @@ def test_hand_computed_figures(fake_data, tmp_path: Path):
         if s["moderator"] == "flagword" and s["family"] == "traditional"
     ]
     assert summary["flag"] == pooled["flag"]["worst"]
+    # Within data sets: women have 2 true negatives in ss_stormfront (FPR 2/5) and 1 in
+    # ss_tweeteval_hate (FPR 1/3), so 2 * 0.4 + 1 / 3 false positives are expected.
+    w = _group(pooled["standardized"], "women")
+    expected = 2 * 0.4 + 1 / 3
+    assert (w["n_tn"], w["n_fp"]) == (3, 2)
+    assert w["expected_fp"] == pytest.approx(expected)
+    assert w["standardized_ratio"] == pytest.approx(2 / expected)
+    assert w["composition_ratio"] == pytest.approx(expected / (3 * 0.375))
+    assert w["standardized_ratio"] * w["composition_ratio"] == pytest.approx(
+        _group(pooled["flag"], "women")["ratio"]
+    )
+    assert summary["standardized"] == pooled["standardized"]["worst"]
 
     # Regressions pool the primary sets of both families, genai = 1 for ss_openai and tv rows.
     [reg] = [r for r in report["regressions"] if r["moderator"] == "flagword"]
@@ -441,6 +453,13 @@ def test_cli_audit_writes_reports_and_fails_in_one_line(fake_data, tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert f"wrote {out / 'report.html'}" in result.stdout
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    # The console table ends with the worst within-data-set (standardized) ratio.
+    header = next(line for line in result.stdout.splitlines() if "moderator" in line)
+    assert header.rstrip(" │┃").endswith("within sets ┃ group")
+    std = next(s["standardized"] for s in report["summary"] if s["family"] == "traditional")
+    row = next(line for line in result.stdout.splitlines() if "traditional" in line)
+    cell = "—" if std is None else f"{std['standardized_ratio']:.2f} │ {std['group']}"
+    assert row.rstrip(" │").endswith(cell)
     assert [d["set"] for d in report["datasets"]] == [
         "ss_stormfront",
         "tv_synopses/pg_ok",
@@ -557,7 +576,8 @@ def _synthetic() -> Any:
 
 
 def test_same_figures_as_before_the_split(tmp_path: Path):
-    """The synthetic audit writes, byte for byte, the report.json of the code before the split."""
+    """The synthetic audit writes, byte for byte, the stored report.json (made again when the
+    schema gained the within-data-set tables; every other figure was byte-identical)."""
     _synthetic().run(tmp_path)
     assert (tmp_path / "report.json").read_bytes() == (REFERENCE / "report.json").read_bytes()
 

@@ -89,6 +89,29 @@ def _worst(rows: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return w
 
 
+def _standardized(ratios: list[float | None]) -> dict[str, Any]:
+    """A within-data-set table: standardized ratio = half the pooled one, composition 2."""
+    rows = [
+        {
+            "group": g,
+            "n": 100,
+            "n_tn": 53,
+            "n_fp": 8,
+            "expected_fp": None if r is None else 16 / r,
+            "standardized_ratio": None if r is None else r / 2,
+            "standardized_ratio_low": None if r is None else r / 2 - 0.125,
+            "standardized_ratio_high": None if r is None else r / 2 + 0.125,
+            "composition_ratio": None if r is None else 2.0,
+        }
+        for g, r in zip(GROUPS, ratios)
+    ]
+    worst = max(
+        (r for r in rows if r["standardized_ratio"] is not None),
+        key=lambda r: r["standardized_ratio"],
+    )
+    return {"groups": rows, "worst": worst}
+
+
 def _block(flag: list[float | None], score: list[float | None] | None) -> dict[str, Any]:
     f = _flag_rows(flag)
     s = None if score is None else _score_rows(score)
@@ -120,7 +143,13 @@ def hand_made_report() -> dict[str, Any]:
                 }
             )
             families.append(
-                {"moderator": m, "family": family, "sets": [set_id], **_block(base, score)}
+                {
+                    "moderator": m,
+                    "family": family,
+                    "sets": [set_id],
+                    **_block(base, score),
+                    "standardized": _standardized(base),
+                }
             )
     terms = [
         {
@@ -136,7 +165,7 @@ def hand_made_report() -> dict[str, Any]:
     ]
     fit = {"terms": terms, "method": "logit", "dropped": {"straight": "constant"}, "n": 240}
     return {
-        "schema": "tactful.audit/1",
+        "schema": "tactful.audit/2",
         "title": "Identity-related speech suppression audit",
         "parameters": {
             "datasets": ["traditional", "genai"],
@@ -181,6 +210,7 @@ def hand_made_report() -> dict[str, Any]:
                 "fpr": p["fpr"],
                 "flag": p["flag"]["worst"],
                 "score": p["score"] and p["score"]["worst"],
+                "standardized": p["standardized"]["worst"],
             }
             for p in families
         ],
@@ -221,6 +251,12 @@ def test_markdown_has_the_paper_views_with_exact_cells():
     assert "| genai | 0.500 | 0.100 | 5.00 | 1.00e-06 | [0.3, 0.7] |" in md
     assert "Method: logit; fitted on 240 rows; left out: straight (constant)." in md
     assert "| women | 0.975 | 0.900 | 0.800 |" in md
+    # Within data sets: the worst standardized group (2.5 / 2) with its split.
+    assert (
+        "| lexicon | traditional | non-white | 53 | 8 | 6.400 | 1.25 | [1.12, 1.38] | 2.00 |" in md
+    )
+    assert "lexicon · traditional (pooled: ss_stormfront) · within data sets (standardized)" in md
+    assert "| disability | 53 | 8 | – | – | – | – |" in md
     for heading in (
         "(Table 4)",
         "(Figure 1)",
@@ -247,11 +283,12 @@ def test_html_is_self_contained_and_escapes_text():
 
 def test_worst_rows_are_highlighted_once_per_table():
     page = render_html(hand_made_report())
-    # Per-group tables: pooled (2 families x (2 flag + 1 score)) + per set (2 sets x (2 flag + 1 score)).
-    assert page.count('<tr class="worst">') == 12
+    # Per-group tables: pooled (2 families x (2 flag + 1 score + 2 standardized)) + per set
+    # (2 sets x (2 flag + 1 score)), and the summary's within-data-set table has none.
+    assert page.count('<tr class="worst">') == 16
     assert (
-        page.count("<table>") == 1 + 1 + 2 + 12 + 3 + 1
-    )  # summary, data sets, per set, per group, regressions, agreement
+        page.count("<table>") == 2 + 1 + 2 + 16 + 3 + 1
+    )  # summary (2), data sets, per set, per group, regressions, agreement
 
 
 def test_figure_svg_is_deterministic_and_marks_missing_ratios():

@@ -84,14 +84,17 @@ def audit_command(
     # Piped output has no terminal width; 120 columns keep group names whole.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     table = Table(title="Worst suppression ratio (pooled family rows)", title_justify="left")
-    for col in ("moderator", "family", "FPR", "flag", "group", "#FP/#TN", "score", "group"):
+    # "within sets": the worst standardized flag ratio (observed / expected false
+    # positives at each data set's own FPR), which the pooled ratio mixes with composition.
+    columns = ("moderator", "family", "FPR", "flag", "group", "#FP/#TN", "score", "group")
+    for col in (*columns, "within sets", "group"):
         table.add_column(
             col, justify="left" if col in ("moderator", "family", "group") else "right"
         )
 
     for s in report["summary"]:
         fpr = "—" if s["fpr"] is None else f"{s['fpr']:.3f}"
-        flag, score = s["flag"], s["score"]
+        flag, score, std = s["flag"], s["score"], s["standardized"]
         table.add_row(
             s["moderator"],
             s["family"],
@@ -102,6 +105,11 @@ def audit_command(
                 else ("—", "—", "—")
             ),
             *((f"{score['ratio']:.2f}", score["group"]) if score else ("—", "—")),
+            *(
+                (f"{std['standardized_ratio']:.2f}", std["group"])
+                if std and std["standardized_ratio"] is not None
+                else ("—", "—")
+            ),
         )
     console.print(table)
     for skipped in report["skipped"]:

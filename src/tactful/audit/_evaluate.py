@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..store import ResultStore, code_fingerprint, memo_key
-from ._schema import Evaluation, Fit, FlagTable, ScoreTable, clean
+from ._schema import Evaluation, Fit, FlagTable, ScoreTable, StandardizedTable, clean
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -126,6 +126,36 @@ class Evaluator:
             "flag": flag,
             "score": score,
         }
+
+    def standardized(
+        self,
+        y_true: np.ndarray,
+        groups: Sequence[frozenset[str]],
+        codes: np.ndarray,
+        flags: np.ndarray,
+        strata: Sequence[str],
+    ) -> StandardizedTable:
+        """Per-group flag suppression within the sets of pooled rows (``strata``: each
+        row's set), and the group with the largest standardized ratio."""
+        from . import metrics
+
+        n, seed = self.n_resamples, self.seed
+
+        def compute() -> StandardizedTable:
+            rows = frame_rows(
+                metrics.standardized_suppression_table(
+                    y_true, flags, groups, strata, n_resamples=n, seed=seed
+                )
+            )
+            ranked = [r for r in rows if r["standardized_ratio"] is not None]
+            # Ties go to the first group in table order, as in worst_group.
+            worst = max(ranked, key=lambda r: r["standardized_ratio"], default=None)
+            return cast(StandardizedTable, {"groups": rows, "worst": worst})
+
+        table: StandardizedTable = self._memo(
+            "standardized-table", (y_true, flags, codes, list(strata), n, seed), compute
+        )
+        return table
 
     def regressions(
         self,

@@ -12,6 +12,9 @@ The views follow the paper (Anigboro et al., 2024):
 
 - summary (Table 4): per moderator × family, the worst suppression ratio by flag
   and by score, with its group, CI, #FP and #TN;
+- within data sets: the pooled flag ratio split into a standardized ratio (observed
+  over expected false positives, each set at its own FPR) and a composition ratio
+  (what the pooled ratio would be if the group had each set's own FPR);
 - per data set (Tables 11–12): FPR and the worst group per moderator;
 - per group (Tables 13–14): i-FPR, ratio and CI per group, per moderator;
 - regressions (Tables 15–16) and the identity tagger's agreement with the
@@ -39,6 +42,8 @@ from ._schema import (
     FlagWorst,
     ScoreTable,
     ScoreWorst,
+    StandardizedGroup,
+    StandardizedTable,
     Term,
     report_json,
 )
@@ -205,6 +210,49 @@ def _summary_table(report: AuditReport) -> _Table:
                 *_ratio(s["score"], "score"),
             ]
         )
+    return t
+
+
+_STANDARDIZED_HEADER = (
+    "group",
+    "#TN",
+    "#FP",
+    "expected #FP",
+    "standardized ratio",
+    "95% CI",
+    "composition ratio",
+)
+
+
+def _standardized_cells(g: StandardizedGroup | None) -> list[str]:
+    """The cells of :data:`_STANDARDIZED_HEADER` for one group ("–" when none)."""
+    if g is None:
+        return ["–"] * len(_STANDARDIZED_HEADER)
+    return [
+        str(g["group"]),
+        _num(g["n_tn"]),
+        _num(g["n_fp"]),
+        _num(g["expected_fp"]),
+        _num(g["standardized_ratio"], 2),
+        _ci(g["standardized_ratio_low"], g["standardized_ratio_high"]),
+        _num(g["composition_ratio"], 2),
+    ]
+
+
+def _standardized_summary_table(report: AuditReport) -> _Table:
+    """Per moderator × family: the group with the largest standardized flag ratio."""
+    t = _Table(["moderator", "family", *_STANDARDIZED_HEADER], left=3)
+    for s in report["summary"]:
+        t.add([s["moderator"], s["family"], *_standardized_cells(s["standardized"])])
+    return t
+
+
+def _standardized_table(part: StandardizedTable) -> _Table:
+    """One row per group: the pooled flag ratio split by data set."""
+    t = _Table(list(_STANDARDIZED_HEADER))
+    worst = part["worst"]["group"] if part["worst"] else None
+    for g in part["groups"]:
+        t.add(_standardized_cells(g), "worst" if g["group"] == worst else "")
     return t
 
 
@@ -490,6 +538,18 @@ _SUMMARY_NOTE = (
 )
 
 
+_STANDARDIZED_NOTE = (
+    "Within data sets: a pooled family mixes sets whose FPRs differ, so a group whose "
+    "harmless texts come mostly from a high-FPR set gets a high pooled ratio even when "
+    "each set flags it as often as its other texts. Expected #FP = the group's true "
+    "negatives in each set × that set's FPR; standardized ratio = #FP / expected #FP "
+    "(1 = flagged as often as the other texts of the same sets), with its bootstrap CI; "
+    "composition ratio = what the pooled ratio would be at each set's own FPR. Pooled "
+    "ratio = standardized ratio × composition ratio. Worst group = largest standardized "
+    "ratio."
+)
+
+
 def _parts(ev: Evaluation) -> list[tuple[Kind, FlagTable | ScoreTable]]:
     """The per-group tables of an evaluation: flags, and scores when it has them."""
     parts: list[tuple[Kind, FlagTable | ScoreTable]] = [("flag", ev["flag"])]
@@ -509,6 +569,8 @@ def _sections(report: AuditReport) -> list[tuple[str, str, list[tuple[str, Any]]
             [
                 ("p", _SUMMARY_NOTE),
                 ("table", _summary_table(report)),
+                ("p", _STANDARDIZED_NOTE),
+                ("table", _standardized_summary_table(report)),
             ],
         )
     )
@@ -543,15 +605,13 @@ def _sections(report: AuditReport) -> list[tuple[str, str, list[tuple[str, Any]]
     secs.append(("per-dataset", "Per data set: FPR and worst group (Tables 11–12)", per_set))
     per_group: list[tuple[str, Any]] = []
     for p in report["families"]:
+        head = f"{p['moderator']} · {p['family']} (pooled: {', '.join(p['sets'])})"
         for kind, part in _parts(p):
             what = "i-FPR / FPR" if kind == "flag" else "i-median / median (max category score)"
-            per_group.append(
-                (
-                    "h3",
-                    f"{p['moderator']} · {p['family']} (pooled: {', '.join(p['sets'])}) · {what}",
-                )
-            )
+            per_group.append(("h3", f"{head} · {what}"))
             per_group.append(("table", _per_group_table(part, kind)))
+        per_group.append(("h3", f"{head} · within data sets (standardized)"))
+        per_group.append(("table", _standardized_table(p["standardized"])))
     secs.append(("per-group", "Per group, pooled families (Tables 13–14)", per_group))
     detail: list[tuple[str, Any]] = []
     for r in report["results"]:

@@ -374,15 +374,28 @@ def _figures(
             for family in families:
                 chosen = [s for s in sets if s.family == family and s.primary]
                 fam_scores = [scores[s.id] for s in chosen]
+                y_fam = np.concatenate([s.y_true for s in chosen])
+                groups_fam = [g for s in chosen for g in s.groups]
+                codes_fam = np.concatenate([s.group_codes for s in chosen])
+                flags_fam = np.concatenate([flags[s.id] for s in chosen])
                 ev = evaluator.evaluate(
-                    np.concatenate([s.y_true for s in chosen]),
-                    [g for s in chosen for g in s.groups],
-                    np.concatenate([s.group_codes for s in chosen]),
-                    np.concatenate([flags[s.id] for s in chosen]),
+                    y_fam,
+                    groups_fam,
+                    codes_fam,
+                    flags_fam,
                     None if any(sc is None for sc in fam_scores) else np.concatenate(fam_scores),  # type: ignore[arg-type]
                 )
+                strata = [s.id for s in chosen for _ in s.texts]
                 pooled.append(
-                    {"moderator": label, "family": family, "sets": [s.id for s in chosen], **ev}
+                    {
+                        "moderator": label,
+                        "family": family,
+                        "sets": [s.id for s in chosen],
+                        **ev,
+                        "standardized": evaluator.standardized(
+                            y_fam, groups_fam, codes_fam, flags_fam, strata
+                        ),
+                    }
                 )
                 advance(1)
             set_ids, n, flag_fit, score_fit = evaluator.regressions(sets, flags, scores)
@@ -436,4 +449,5 @@ def _summary_row(f: FamilyResult) -> SummaryRow:
         "fpr": f["fpr"],
         "flag": f["flag"]["worst"],
         "score": None if f["score"] is None else f["score"]["worst"],
+        "standardized": f["standardized"]["worst"],
     }

@@ -40,6 +40,8 @@ __all__ = [
     "ScoreWorst",
     "SetResult",
     "Skipped",
+    "StandardizedGroup",
+    "StandardizedTable",
     "SummaryRow",
     "Term",
     "clean",
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 #: The value of ``report["schema"]``.
-SCHEMA = "tactful.audit/1"
+SCHEMA = "tactful.audit/2"
 
 #: Significant digits kept in report.json: far more than any figure needs, and few
 #: enough that last-bit noise from threaded linear algebra cannot change the bytes.
@@ -158,6 +160,31 @@ class ScoreTable(TypedDict):
     worst: ScoreWorst | None
 
 
+class StandardizedGroup(TypedDict):
+    """A row of :func:`tactful.audit.metrics.standardized_suppression_table`."""
+
+    group: str
+    n: int
+    n_tn: int
+    n_fp: int
+    expected_fp: float | None
+    standardized_ratio: float | None
+    standardized_ratio_low: float | None
+    standardized_ratio_high: float | None
+    composition_ratio: float | None
+
+
+class StandardizedTable(TypedDict):
+    """Flag suppression within the data sets of a pooled family.
+
+    ``worst`` is the group with the largest standardized ratio (None when no group
+    has one).
+    """
+
+    groups: list[StandardizedGroup]
+    worst: StandardizedGroup | None
+
+
 class Evaluation(TypedDict):
     """A moderator on some rows: FPR, per-group tables and their worst groups.
 
@@ -182,11 +209,16 @@ class SetResult(Evaluation):
 
 
 class FamilyResult(Evaluation):
-    """A moderator on a family's pooled primary sets (Table 4, Figure 1)."""
+    """A moderator on a family's pooled primary sets (Table 4, Figure 1).
+
+    ``standardized``: the same flags measured within each set (observed over
+    expected false positives, the expected ones at each set's own FPR).
+    """
 
     moderator: str
     family: str
     sets: list[str]
+    standardized: StandardizedTable
 
 
 class SummaryRow(TypedDict):
@@ -197,6 +229,7 @@ class SummaryRow(TypedDict):
     fpr: float | None
     flag: FlagWorst | None
     score: ScoreWorst | None
+    standardized: StandardizedGroup | None
 
 
 class Term(TypedDict):

@@ -21,6 +21,14 @@ rows, violating or not) is resampled with replacement at its own size, the ratio
 recomputed for every group, 1,000 times by default, with a seeded
 :func:`numpy.random.default_rng`.
 
+Pooled over a family of data sets, the ratio also counts *where* a group's texts
+come from: a group whose harmless texts come mostly from a data set that is
+flagged often gets a high ratio even if, inside every data set, it is flagged as
+often as the rest. :func:`standardized_suppression_table` separates the two by
+indirect standardization (as epidemiology's standardized mortality ratio): pooled
+ratio = standardized ratio (observed over expected false positives at each data
+set's own FPR) × composition ratio (the pooled ratio that expectation alone gives).
+
 Conventions used throughout:
 
 * "true negatives" (``n_tn``) follows the paper's usage: the texts whose ground
@@ -36,7 +44,7 @@ Conventions used throughout:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,12 +58,14 @@ from ._arrays import binary, floats, same_length
 
 __all__ = [
     "OPENAI_FLAG_THRESHOLDS",
+    "STANDARDIZED_COLUMNS",
     "WORST_FLAG_FIELDS",
     "WORST_SCORE_FIELDS",
     "fpr",
     "max_category_score",
     "normalize_by_thresholds",
     "score_suppression_table",
+    "standardized_suppression_table",
     "suppression_table",
     "worst_group",
 ]
@@ -87,6 +97,19 @@ OPENAI_FLAG_THRESHOLDS: dict[str, float] = {
 
 FLAG_COLUMNS = ("group", "n", "n_tn", "n_fp", "i_fpr", "fpr", "ratio", "ratio_low", "ratio_high")
 SCORE_COLUMNS = ("group", "n", "n_tn", "i_median", "median", "ratio", "ratio_low", "ratio_high")
+
+#: The columns of :func:`standardized_suppression_table`, in order.
+STANDARDIZED_COLUMNS = (
+    "group",
+    "n",
+    "n_tn",
+    "n_fp",
+    "expected_fp",
+    "standardized_ratio",
+    "standardized_ratio_low",
+    "standardized_ratio_high",
+    "composition_ratio",
+)
 
 # Resample-matrix cells per chunk of the score bootstrap (about 16 MB of int32).
 _CHUNK_CELLS = 4_000_000
@@ -158,6 +181,28 @@ def _membership(groups: Sequence[Iterable[str]], group_names: Sequence[str]) -> 
     return matrix
 
 
+def _strata(strata: Sequence[str], **others: Sized) -> tuple[NDArray[np.intp], int]:
+    """Data-set index of every row (in order of first appearance) and the number of data sets."""
+    if isinstance(strata, str):
+        raise ConfigError("The 'strata' parameter must be a sequence of data-set names, not a str.")
+    if not isinstance(strata, Sized):
+        raise ConfigError(
+            f"The 'strata' parameter must be a sequence of data-set names. "
+            f"Got {type(strata).__name__}."
+        )
+    same_length(**others, strata=strata)
+    index: dict[str, int] = {}
+    codes = np.empty(len(strata), dtype=np.intp)
+    for i, name in enumerate(strata):
+        if not isinstance(name, str):
+            raise ConfigError(
+                f"The 'strata' parameter must hold data-set names (str). Got "
+                f"{type(name).__name__} at position {i}."
+            )
+        codes[i] = index.setdefault(name, len(index))
+    return codes, len(index)
+
+
 def _float_column(
     values: Sequence[float | None] | NDArray[np.float64],
 ) -> pd.arrays.FloatingArray:
@@ -217,6 +262,25 @@ def _group_frame(
         r_high: _float_column(high),
     }
     return pd.DataFrame(data, columns=list(columns))
+
+
+def _pattern_draws(
+    stats: NDArray[np.int64], n_resamples: int, seed: int | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The distinct rows of a 0/1 ``stats`` matrix and, per resample, the draws on each.
+
+    Resampling the n rows with replacement lands Multinomial(n, counts / n) draws on
+    the distinct rows (``patterns × statistics``; ``draws``: ``resamples × patterns``),
+    so ``draws @ patterns`` are the resampled column totals.
+    """
+    n = stats.shape[0]
+    # Distinct 0/1 rows via their packed bytes (much faster than unique(axis=0)).
+    packed = np.packbits(stats.astype(bool), axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, counts / n, size=n_resamples)
+    return stats[first], draws
 
 
 # --------------------------------------------------------------------------- flags
@@ -353,13 +417,7 @@ def suppression_table(
 
     low = high = np.full(g, np.nan)
     if n_resamples and n and np.isfinite(ratio).any():
-        # Distinct 0/1 rows via their packed bytes (much faster than unique(axis=0)).
-        packed = np.packbits(stats.astype(bool), axis=1)
-        keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
-        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        patterns = stats[first]
-        rng = np.random.default_rng(seed)
-        draws = rng.multinomial(n, counts / n, size=n_resamples)  # resamples × patterns
+        patterns, draws = _pattern_draws(stats, n_resamples, seed)
         boot = draws @ patterns  # resamples × statistics
         with np.errstate(divide="ignore", invalid="ignore"):
             b_ifpr = boot[:, g : 2 * g] / boot[:, :g]
@@ -371,6 +429,178 @@ def suppression_table(
     return _group_frame(
         FLAG_COLUMNS, group_names, member, (n_tn, n_fp), (i_fpr, overall), ratio, low, high
     )
+
+
+def _observed_expected(
+    totals: NDArray[np.int64], cells: NDArray[np.int64], g: int, k: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Expected false positives and standardized ratio of each group, per row of totals.
+
+    ``totals`` (``r × (2g + 2k)``) holds the groups' true negatives and false
+    positives, then each data set's; ``cells`` (``r × g × k``) the true negatives
+    of each group in each data set. NaN where the ratio is undefined.
+    """
+    tn_d, fp_d = totals[:, 2 * g : 2 * g + k], totals[:, 2 * g + k :]
+    fpr_d = np.where(tn_d > 0, fp_d / np.maximum(tn_d, 1), 0.0)  # no TN: expects nothing
+    expected = (cells * fpr_d[:, None, :]).sum(axis=2)
+    n_tn, n_fp = totals[:, :g], totals[:, g : 2 * g]
+    defined = (n_tn > 0) & (expected > 0)
+    standardized = np.where(defined, n_fp / np.where(defined, expected, 1.0), np.nan)
+    return expected, standardized
+
+
+def standardized_suppression_table(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    groups: Sequence[Iterable[str]],
+    strata: Sequence[str],
+    *,
+    group_names: Sequence[str] = GROUPS,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Per-group flag suppression standardized for the data set of each text, with a CI.
+
+    Indirect standardization, as epidemiology's standardized mortality ratio. With
+    the data sets :math:`d` as strata, :math:`N_{i,d}` the true negatives of group
+    :math:`i` in data set :math:`d`, :math:`N_i = \\sum_d N_{i,d}`, :math:`F_i` the
+    group's false positives and :math:`\\mathrm{FPR}_d` the rate of data set
+    :math:`d` over all its texts,
+
+    .. math::
+
+        E_i = \\sum_d N_{i,d} \\, \\mathrm{FPR}_d, \\qquad
+        \\text{standardized}_i = \\frac{F_i}{E_i}, \\qquad
+        \\text{composition}_i = \\frac{E_i}{N_i \\, \\mathrm{FPR}},
+
+    with :math:`\\mathrm{FPR}` the pooled rate over all texts, so that the pooled
+    ratio of :func:`suppression_table` is
+
+    .. math::
+
+        \\frac{i\\text{-FPR}}{\\mathrm{FPR}} = \\text{standardized}_i \\times
+        \\text{composition}_i.
+
+    The standardized ratio is 1 when the group is flagged exactly as often as the
+    other texts of the same data sets; the composition ratio is the pooled ratio the
+    group would get if each of its texts were flagged at its data set's rate, i.e.
+    the part of the pooled ratio that only reflects where the group's texts come
+    from.
+
+    Parameters
+    ----------
+    y_true : array-like of {0, 1} or bool, shape (n,)
+        Ground truth, 1 = violating.
+    y_pred : array-like of {0, 1} or bool, shape (n,)
+        Moderator flags.
+    groups : sequence of iterables of str, length n
+        The groups of each text; every name must be in ``group_names``.
+    strata : sequence of str, length n
+        The data set of each text.
+    group_names, n_resamples, confidence, seed
+        As in :func:`suppression_table`; the interval is that of the standardized
+        ratio.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group with the columns :data:`STANDARDIZED_COLUMNS` (``group, n,
+        n_tn, n_fp, expected_fp, standardized_ratio, standardized_ratio_low,
+        standardized_ratio_high, composition_ratio``): ``n`` texts in the group,
+        ``n_tn`` of them not violating, ``n_fp`` of those flagged, ``expected_fp``
+        the false positives expected at each data set's own FPR. Integer columns
+        are ``Int64``, the others ``Float64``.
+
+    Notes
+    -----
+    *Policy for undefined values* (``pandas.NA``): a data set with no true negative
+    has no FPR and expects no false positive. A group with no true negatives has NA
+    ratios and interval; the standardized ratio (and its interval) is NA when
+    ``expected_fp`` is 0, the composition ratio when the pooled FPR is 0 or
+    undefined. The identity above holds wherever all three ratios are defined.
+
+    *Bootstrap*: as in :func:`suppression_table`, each resample draws n rows with
+    replacement from all n rows, through a multinomial over the distinct (violating,
+    flagged, data set, groups) patterns; every data set's FPR is recomputed in each
+    resample, and the interval uses the resamples in which the ratio is defined.
+
+    Examples
+    --------
+    >>> t = standardized_suppression_table(
+    ...     [0, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0],
+    ...     [{"women"}, set(), {"women"}, set(), set(), set()],
+    ...     ["a", "a", "b", "b", "b", "b"], group_names=["women"], n_resamples=0)
+    >>> t.loc[0, ["n_tn", "n_fp"]].tolist(), float(t.loc[0, "expected_fp"])
+    ([2, 1], 1.0)
+    >>> float(t.loc[0, "standardized_ratio"]), float(t.loc[0, "composition_ratio"])
+    (1.0, 1.5)
+    """
+    t, p, n, member = _inputs(
+        "standardized_suppression_table",
+        y_true,
+        ("y_pred", y_pred),
+        groups,
+        group_names,
+        n_resamples,
+        confidence,
+    )
+    codes, k = _strata(strata, y_true=t, y_pred=p, groups=groups)
+    neg = ~t
+    flagged_neg = neg & p
+    in_set = np.zeros((n, k), dtype=bool)
+    in_set[np.arange(n), codes] = True
+
+    # Per row: group TNs, group FPs, data-set TNs, data-set FPs (one-hot columns).
+    stats = np.concatenate(
+        [
+            member & neg[:, None],
+            member & flagged_neg[:, None],
+            in_set & neg[:, None],
+            in_set & flagged_neg[:, None],
+        ],
+        axis=1,
+    ).astype(np.int64)
+    g = member.shape[1]
+
+    def cells(rows: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Per row, group × data-set true negatives (products of the one-hot columns)."""
+        return (rows[:, :g, None] * rows[:, None, 2 * g : 2 * g + k]).reshape(-1, g * k)
+
+    totals = stats.sum(axis=0)
+    tn_cells = stats[:, :g].T @ stats[:, 2 * g : 2 * g + k]
+    expected_r, standardized_r = _observed_expected(totals[None, :], tn_cells[None], g, k)
+    expected, standardized = expected_r[0], standardized_r[0]
+    n_tn, n_fp = totals[:g], totals[g : 2 * g]
+    all_neg, all_fp = int(totals[2 * g : 2 * g + k].sum()), int(totals[2 * g + k :].sum())
+    overall = all_fp / all_neg if all_neg else math.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        composition = (
+            np.where(n_tn > 0, expected / (np.maximum(n_tn, 1) * overall), np.nan)
+            if overall > 0
+            else np.full(g, np.nan)
+        )
+
+    low = high = np.full(g, np.nan)
+    if n_resamples and n and np.isfinite(standardized).any():
+        patterns, draws = _pattern_draws(stats, n_resamples, seed)
+        boot = draws @ patterns  # resamples × statistics
+        boot_cells = (draws @ cells(patterns)).reshape(-1, g, k)
+        _, b_ratio = _observed_expected(boot, boot_cells, g, k)
+        low, high = _percentile_ci(b_ratio, confidence, standardized)
+
+    data: dict[str, Any] = {
+        "group": list(group_names),
+        "n": pd.array(member.sum(axis=0), dtype="Int64"),
+        "n_tn": pd.array(n_tn, dtype="Int64"),
+        "n_fp": pd.array(n_fp, dtype="Int64"),
+        "expected_fp": _float_column(expected),
+        "standardized_ratio": _float_column(standardized),
+        "standardized_ratio_low": _float_column(low),
+        "standardized_ratio_high": _float_column(high),
+        "composition_ratio": _float_column(composition),
+    }
+    return pd.DataFrame(data, columns=list(STANDARDIZED_COLUMNS))
 
 
 # --------------------------------------------------------------------------- scores
