@@ -109,10 +109,31 @@ def test_the_large_models_pooled_states_are_what_its_delicate_row_reads():
     x, probs = _pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
     w, b = inits["model.seq_head.weight"][D], inits["model.seq_head.bias"][D]
-    np.testing.assert_allclose(probs, 1 / (1 + np.exp(-(x @ w + b))), rtol=1e-4)
+    np.testing.assert_allclose(probs[:, D], 1 / (1 + np.exp(-(x @ w + b))), rtol=1e-4)
     from tactful.moderators.builtin import BuiltinModerator
 
-    shipped = BuiltinModerator(model_dir=str(folder)).predict_arrays(texts)[0][:, D]
+    shipped = BuiltinModerator(model_dir=str(folder)).predict_arrays(texts)[0]
+    np.testing.assert_allclose(probs, shipped, atol=1e-5)
+
+
+def test_the_quantized_models_pooled_states_are_read_one_text_per_call():
+    """builtin's head is dynamically quantized: the pooled states are the tensor its
+    DynamicQuantizeLinear reads, and one text per call gives the runtime's scores."""
+    from tactful.train._config import load_tokenizer
+    from tactful.train._delicatehead import _pooled_features, _pooled_tensor
+
+    folder = default_model_dir("builtin")
+    card = load_card(folder)
+    model = onnx.load(str(folder / "model.onnx"))
+    assert card["quantization"] == "dynamic"
+    assert _pooled_tensor(model) == "/model/Div_output_0"
+    tok = load_tokenizer(folder / "tokenizer.json", 256)
+    texts = ["My father died on Sunday.", "What's the weather like?", "I will kill you"]
+    x, probs = _pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
+    assert x.shape == (3, 384) and probs.shape == (3, len(SEQ_HEADS))
+    from tactful.moderators.builtin import BuiltinModerator
+
+    shipped = BuiltinModerator(model_dir=str(folder)).predict_arrays(texts)[0]
     np.testing.assert_allclose(probs, shipped, atol=1e-5)
 
 

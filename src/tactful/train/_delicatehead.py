@@ -84,28 +84,48 @@ def with_delicate_row(model: Any, weight: np.ndarray, bias: float) -> Any:
     return m
 
 
+def _pooled_tensor(model: Any) -> str:
+    """The name of the pooled states [B, H] that the sequence head reads: the input of
+    its float ``Gemm``, or, in a dynamically quantized graph, the tensor its
+    ``DynamicQuantizeLinear`` quantizes before the head's ``MatMulInteger``."""
+    produced = {o: n for n in model.graph.node for o in n.output}
+    for n in model.graph.node:
+        if n.op_type == "Gemm" and SEQ_WEIGHT in n.input:
+            return str(n.input[0])
+        if n.op_type == "MatMulInteger" and n.input[1].startswith(SEQ_WEIGHT):
+            source = produced.get(n.input[0])
+            if source is not None and source.op_type == "DynamicQuantizeLinear":
+                return str(source.input[0])
+    raise ConfigError(f"The model has no sequence head that reads {SEQ_WEIGHT}.")
+
+
 def _pooled_features(
     model: Any, quantization: str | None, ids: Sequence[Sequence[int]], *, batch_size: int = 16
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per text: the pooled states the sequence head reads [H], and the shipped
-    delicate probability (length-sorted batches: the export is batch-invariant)."""
+    """Per text: the pooled states the sequence head reads [N, H], and the shipped
+    sequence probabilities [N, heads].
+
+    A dynamically quantized graph scales its activations per call, so it runs one
+    text per call, as the runtime does; a batch-invariant one runs length-sorted
+    batches.
+    """
     import onnx
 
     from ._spanhead import _session
 
-    pooled = _seq_gemm(model).input[0]
+    pooled = _pooled_tensor(model)
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     probe.graph.output.append(
         onnx.helper.make_tensor_value_info(pooled, onnx.TensorProto.FLOAT, None)
     )
     sess = _session(probe, quantization, 2)
+    size = batch_size if quantization in ("weights", "none") else 1
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     feats: list[np.ndarray] = [np.zeros(0, np.float32)] * len(ids)
-    probs = np.zeros(len(ids), dtype=np.float64)
-    d = SEQ_HEADS.index("delicate")
-    for b in range(0, len(order), batch_size):
-        group = order[b : b + batch_size]
+    probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(ids)
+    for b in range(0, len(order), size):
+        group = order[b : b + size]
         n = max(len(ids[i]) for i in group)
         x = np.zeros((len(group), n), dtype=np.int64)
         mask = np.zeros((len(group), n), dtype=np.int64)
@@ -115,8 +135,8 @@ def _pooled_features(
         seq, h = sess.run(["seq", pooled], {"input_ids": x, "attention_mask": mask})
         for r, i in enumerate(group):
             feats[i] = h[r].astype(np.float32)
-            probs[i] = float(seq[r, d])
-    return np.stack(feats), probs
+            probs[i] = seq[r].astype(np.float32)
+    return np.stack(feats), np.stack(probs)
 
 
 def delicate_head_examples(
