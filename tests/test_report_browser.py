@@ -458,7 +458,16 @@ def test_report_opens_in_chromium_with_figures(tmp_path: Path):
                 assert box is not None and box["width"] > 600 and box["height"] > 200
                 # Bars are matplotlib patches: at least one per group of the first moderator.
                 assert fig.locator("svg g[id^='patch_']").count() >= len(report["groups"])
-            assert page.locator("#summary table tbody tr").count() == len(report["summary"])
+            # Table 4, then the within-data-set table: one row per summary row each.
+            tables = page.locator("#summary table")
+            assert tables.count() == 2
+            for i in range(2):
+                assert tables.nth(i).locator("tbody tr").count() == len(report["summary"])
+            assert tables.nth(1).locator("thead th").all_inner_texts()[-3:] == [
+                "standardized ratio",
+                "95% CI",
+                "composition ratio",
+            ]
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=True)
         finally:
