@@ -311,6 +311,11 @@ def test_standardized_table_hand_computed():
         assert str(table[column].dtype) == "Float64"
     pooled = suppression_table(D_TRUE, D_PRED, D_GROUPS, group_names=NAMES, n_resamples=0)
     assert pooled["ratio"].tolist()[:2] == pytest.approx([1.0, 2.0])
+    # The worst group of a standardized table is its whole row, by standardized ratio.
+    worst = worst_group(table, "standardized_ratio")
+    assert worst is not None and list(worst) == list(STANDARDIZED_COLUMNS)
+    assert (worst["group"], worst["n_fp"], worst["standardized_ratio_low"]) == ("men", 1, None)
+    assert worst["standardized_ratio"] == pytest.approx(3.0)
 
 
 def test_standardized_ratio_removes_the_composition_effect():

@@ -39,11 +39,12 @@ def frame_rows(frame: pd.DataFrame, index_name: str | None = None) -> list[dict[
     return rows
 
 
-def _table(frame: pd.DataFrame) -> dict[str, Any]:
-    """A suppression table as ``{"groups": rows, "worst": worst group}``."""
+def _table(frame: pd.DataFrame, column: str = "ratio") -> dict[str, Any]:
+    """A suppression table as ``{"groups": rows, "worst": the group with the largest
+    ``column``}``."""
     from .metrics import worst_group
 
-    return {"groups": frame_rows(frame), "worst": clean(worst_group(frame))}
+    return {"groups": frame_rows(frame), "worst": clean(worst_group(frame, column))}
 
 
 def _fit(table: pd.DataFrame) -> Fit:
@@ -142,15 +143,10 @@ class Evaluator:
         n, seed = self.n_resamples, self.seed
 
         def compute() -> StandardizedTable:
-            rows = frame_rows(
-                metrics.standardized_suppression_table(
-                    y_true, flags, groups, strata, n_resamples=n, seed=seed
-                )
+            frame = metrics.standardized_suppression_table(
+                y_true, flags, groups, strata, n_resamples=n, seed=seed
             )
-            ranked = [r for r in rows if r["standardized_ratio"] is not None]
-            # Ties go to the first group in table order, as in worst_group.
-            worst = max(ranked, key=lambda r: r["standardized_ratio"], default=None)
-            return cast(StandardizedTable, {"groups": rows, "worst": worst})
+            return cast(StandardizedTable, _table(frame, "standardized_ratio"))
 
         table: StandardizedTable = self._memo(
             "standardized-table", (y_true, flags, codes, list(strata), n, seed), compute

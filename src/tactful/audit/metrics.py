@@ -854,7 +854,8 @@ def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any] | 
     Parameters
     ----------
     table : pandas.DataFrame
-        A :func:`suppression_table` or :func:`score_suppression_table` result.
+        A :func:`suppression_table`, :func:`score_suppression_table` or
+        :func:`standardized_suppression_table` result.
     column : str, default "ratio"
         The column to maximize.
 
@@ -863,9 +864,11 @@ def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any] | 
     dict or None
         The worst group's row, as plain Python values (``None`` for NA), with the
         fields :data:`WORST_FLAG_FIELDS` for a flag table (``group, ratio, ratio_low,
-        ratio_high, n_tn, n_fp, i_fpr``) or :data:`WORST_SCORE_FIELDS` for a score
-        table (``group, ratio, ratio_low, ratio_high, n_tn, i_median``): the fields
-        follow the kind of table, never the data. Ties go to the first group in
+        ratio_high, n_tn, n_fp, i_fpr``), :data:`WORST_SCORE_FIELDS` for a score
+        table (``group, ratio, ratio_low, ratio_high, n_tn, i_median``), and the
+        whole row (:data:`STANDARDIZED_COLUMNS`) for a standardized table, whose
+        ``column`` is ``"standardized_ratio"``: the fields follow the kind of table,
+        never the data. Ties go to the first group in
         table order. ``None`` when no group has a value (all NA): there is no
         worst group.
 
@@ -886,7 +889,10 @@ def worst_group(table: pd.DataFrame, column: str = "ratio") -> dict[str, Any] | 
         raise ConfigError(
             f"The 'table' parameter must be a pandas.DataFrame. Got {type(table).__name__}."
         )
-    fields = WORST_FLAG_FIELDS if "i_fpr" in table.columns else WORST_SCORE_FIELDS
+    if "standardized_ratio" in table.columns:
+        fields: tuple[str, ...] = STANDARDIZED_COLUMNS
+    else:
+        fields = WORST_FLAG_FIELDS if "i_fpr" in table.columns else WORST_SCORE_FIELDS
     for needed in (*fields, column):
         if needed not in table.columns:
             raise ConfigError(

@@ -103,15 +103,11 @@ def _pooled_features(
     model: Any, quantization: str | None, ids: Sequence[Sequence[int]], *, batch_size: int = 16
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per text: the pooled states the sequence head reads [N, H], and the shipped
-    sequence probabilities [N, heads].
-
-    A dynamically quantized graph scales its activations per call, so it runs one
-    text per call, as the runtime does; a batch-invariant one runs length-sorted
-    batches.
+    sequence probabilities [N, heads], in :func:`~._spanhead.padded_batches`.
     """
     import onnx
 
-    from ._spanhead import _session
+    from ._spanhead import _session, padded_batches
 
     pooled = _pooled_tensor(model)
     probe = onnx.ModelProto()
@@ -120,19 +116,10 @@ def _pooled_features(
         onnx.helper.make_tensor_value_info(pooled, onnx.TensorProto.FLOAT, None)
     )
     sess = _session(probe, quantization, 2)
-    size = batch_size if quantization in ("weights", "none") else 1
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     feats: list[np.ndarray] = [np.zeros(0, np.float32)] * len(ids)
     probs: list[np.ndarray] = [np.zeros(0, np.float32)] * len(ids)
-    for b in range(0, len(order), size):
-        group = order[b : b + size]
-        n = max(len(ids[i]) for i in group)
-        x = np.zeros((len(group), n), dtype=np.int64)
-        mask = np.zeros((len(group), n), dtype=np.int64)
-        for r, i in enumerate(group):
-            x[r, : len(ids[i])] = ids[i]
-            mask[r, : len(ids[i])] = 1
-        seq, h = sess.run(["seq", pooled], {"input_ids": x, "attention_mask": mask})
+    for group, feed in padded_batches(ids, quantization, batch_size):
+        seq, h = sess.run(["seq", pooled], feed)
         for r, i in enumerate(group):
             feats[i] = h[r].astype(np.float32)
             probs[i] = seq[r].astype(np.float32)

@@ -18,7 +18,7 @@ import json
 import logging
 import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +163,28 @@ def _session(model: Any, quantization: str | None, threads: int) -> Any:
     return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
+def padded_batches(
+    ids: Sequence[Sequence[int]], quantization: str | None, batch_size: int
+) -> Iterator[tuple[list[int], dict[str, np.ndarray]]]:
+    """Length-sorted, zero-padded batches of token ids: ``(positions in ids, feed)``.
+
+    A dynamically quantized graph scales its activations per call, so it gets one
+    text per call, as the runtime does; a batch-invariant one (``"weights"``,
+    ``"none"``) gets ``batch_size`` texts per call.
+    """
+    size = batch_size if quantization in ("weights", "none") else 1
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    for b in range(0, len(order), size):
+        group = order[b : b + size]
+        n = max(len(ids[i]) for i in group)
+        x = np.zeros((len(group), n), dtype=np.int64)
+        mask = np.zeros((len(group), n), dtype=np.int64)
+        for r, i in enumerate(group):
+            x[r, : len(ids[i])] = ids[i]
+            mask[r, : len(ids[i])] = 1
+        yield group, {"input_ids": x, "attention_mask": mask}
+
+
 def _token_features(
     model: Any,
     quantization: str | None,
@@ -188,19 +210,10 @@ def _token_features(
     )
     sess = _session(probe, quantization, threads)
     names = ["tok_toxic", "tok_type", hidden]
-    size = batch_size if quantization in ("weights", "none") else 1
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     feats: list[np.ndarray] = [np.zeros((0, 0), np.float16)] * len(ids)
     probs: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
-    for b in range(0, len(order), size):
-        group = order[b : b + size]
-        n = max(len(ids[i]) for i in group)
-        x = np.zeros((len(group), n), dtype=np.int64)
-        mask = np.zeros((len(group), n), dtype=np.int64)
-        for r, i in enumerate(group):
-            x[r, : len(ids[i])] = ids[i]
-            mask[r, : len(ids[i])] = 1
-        tox, typ, h = sess.run(names, {"input_ids": x, "attention_mask": mask})
+    for group, feed in padded_batches(ids, quantization, batch_size):
+        tox, typ, h = sess.run(names, feed)
         for r, i in enumerate(group):
             k = len(ids[i])
             probs[i] = np.column_stack([tox[r, :k], typ[r, :k]]).astype(np.float32)
