@@ -26,6 +26,9 @@ TEXTS = [
     "Can you help me write a birthday poem for my husband?",
 ]
 
+#: The large model ships in its own distribution, tactful-builtin-large.
+NEEDS_LARGE = pytest.mark.needs_model("builtin-large")
+
 
 @pytest.fixture(scope="module")
 def cascade():
@@ -61,6 +64,7 @@ def test_bands_are_checked_with_one_line_errors():
     assert tactful.load("builtin-cascade", **m.config()).config() == m.config()
 
 
+@NEEDS_LARGE
 def test_each_text_gets_the_answer_of_the_model_its_band_sends_it_to(cascade):
     small = cascade.small.analyze(TEXTS)
     large = cascade.large.analyze(TEXTS)
@@ -81,6 +85,7 @@ def test_each_text_gets_the_answer_of_the_model_its_band_sends_it_to(cascade):
     assert all(lo <= s.scores["toxicity"] <= hi for s, r in zip(small, routes) if r != "builtin")
 
 
+@NEEDS_LARGE
 def test_the_band_decides_how_much_goes_to_the_large_model(cascade):
     everything = CascadeModerator(toxicity_band=[0.0, 1.0])
     assert {a.raw["answered_by"] for a in everything.analyze(TEXTS)} == {"builtin-large"}
@@ -88,6 +93,7 @@ def test_the_band_decides_how_much_goes_to_the_large_model(cascade):
     assert {a.raw["answered_by"] for a in nothing.analyze(TEXTS)} == {"builtin"}
 
 
+@NEEDS_LARGE
 def test_a_texts_answer_does_not_depend_on_its_batch_mates(cascade):
     together = cascade.analyze(TEXTS)
     for text, a in zip(TEXTS, together, strict=True):
@@ -96,6 +102,7 @@ def test_a_texts_answer_does_not_depend_on_its_batch_mates(cascade):
         assert alone.raw["answered_by"] == a.raw["answered_by"]
 
 
+@NEEDS_LARGE
 def test_plain_cases_and_the_students_misses(cascade):
     check_plain_cases(cascade)
     check_no_spans_on_prompts(cascade)
@@ -107,6 +114,7 @@ def test_plain_cases_and_the_students_misses(cascade):
         assert got[text] and answered[text] == "builtin-large"
 
 
+@NEEDS_LARGE
 def test_version_names_both_models_and_trained_texts_are_their_union(cascade):
     assert cascade.version == f"{cascade.small.version}+{cascade.large.version}"
     seen = cascade.trained_texts()
@@ -123,6 +131,7 @@ def test_version_names_both_models_and_trained_texts_are_their_union(cascade):
     assert seen.honest_figure("toxicchat") is None
 
 
+@NEEDS_LARGE
 def test_empty_batch_and_bad_input(cascade):
     assert cascade.analyze([]) == []
     with pytest.raises(ConfigError, match="not a single str"):

@@ -11,7 +11,7 @@ from ._registry import Moderator, available, load, register, temporary_registrat
 from ._types import SPAN_LABELS, Analysis, Span
 from .errors import TactfulError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "SPAN_LABELS",
