@@ -370,7 +370,7 @@ def test_agreement_script_prints_both_tables(data_dir):
     proc = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "identity_agreement.py"),
+            str(REPO / "research" / "identity_agreement.py"),
             "--data-dir",
             str(data_dir),
             "--format",
@@ -394,7 +394,7 @@ def test_agreement_script_names_the_missing_file(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "identity_agreement.py"),
+            str(REPO / "research" / "identity_agreement.py"),
             "--data-dir",
             str(tmp_path),
         ],

@@ -455,7 +455,7 @@ def test_a_chain_that_repeats_a_stage_keeps_every_stage_in_the_card(tmp_path):
     # builtin 2.2.0's chain: stage 7, then two stage-10 passes (distill --init from a
     # stage-10 student). Keyed by stage number alone, the card dropped the first pass.
     from tactful.train import run_stages
-    from tactful.train._card import stage_keys
+    from tactful.train._provenance import stage_keys
 
     init = None
     for name, seed, stage in [("s23", 6, 7), ("s25", 10, 10), ("s27", 10, 10)]:

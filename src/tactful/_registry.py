@@ -1,12 +1,19 @@
-"""The :class:`Moderator` protocol and the registry of moderators by name."""
+"""The :class:`Moderator` protocol and the registry of moderators by name.
+
+Moderators are found by name among the entry points of group ``tactful.moderators``
+(tactful's own too, see :mod:`tactful._plugins`) and among those registered in this
+process with :func:`register` or :func:`temporary_registration`.
+"""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol, runtime_checkable
+from importlib.metadata import EntryPoint
+from typing import Any, Protocol, cast, runtime_checkable
 
+from ._plugins import MODERATORS, declared, distribution, entry_point, load_entry_point
 from ._types import Analysis
 from .errors import UNKNOWN_OPTION_MESSAGE, ConfigError, UnknownNameError
 
@@ -55,23 +62,55 @@ class Moderator(Protocol):
 
 
 Factory = Callable[..., Moderator]
+#: Moderators registered in this process with :func:`register` (notebooks, tests).
 _REGISTRY: dict[str, Factory] = {}
+#: Factories of entry points (:data:`tactful._plugins.MODERATORS`), imported on first use.
+_LOADED: dict[EntryPoint, Factory] = {}
+_KIND = "moderator"
+
+
+def _declared_as(name: str) -> EntryPoint | None:
+    return entry_point(_KIND, MODERATORS, name)
+
+
+def _taken(name: str, factory: Factory | None = None) -> None:
+    """Refuse ``name`` when another factory than ``factory`` holds it."""
+    old = _REGISTRY.get(name)
+    if old is not None:
+        if factory is None or not (
+            old is factory
+            or getattr(old, "__qualname__", None) == getattr(factory, "__qualname__", None)
+        ):
+            raise ConfigError(f"A moderator named {name!r} is already registered ({old!r}).")
+        return
+    ep = _declared_as(name)
+    if ep is not None and (
+        factory is None
+        or (ep.module, ep.attr)
+        != (getattr(factory, "__module__", None), getattr(factory, "__qualname__", None))
+    ):
+        raise ConfigError(
+            f"A moderator named {name!r} is already registered "
+            f"(entry point {ep.value!r} of {distribution(ep)})."
+        )
 
 
 def register(name: str) -> Callable[[Factory], Factory]:
-    """Class/function decorator registering a moderator factory under ``name``.
+    """Class/function decorator registering a moderator factory under ``name`` in this process.
 
-    Registering the same name twice with a different factory is an error.
+    Installed packages declare their moderators as entry points instead (group
+    ``tactful.moderators``, see :mod:`tactful._plugins`); ``register`` is for
+    notebooks and tests. Registering a name twice with a different factory, or a
+    name an entry point declares with another object, is an error.
+
+    Raises
+    ------
+    ConfigError
+        If ``name`` is taken by another factory.
     """
 
     def deco(factory: Factory) -> Factory:
-        old = _REGISTRY.get(name)
-        if (
-            old is not None
-            and old is not factory
-            and getattr(old, "__qualname__", None) != getattr(factory, "__qualname__", None)
-        ):
-            raise ConfigError(f"A moderator named {name!r} is already registered ({old!r}).")
+        _taken(name, factory)
         _REGISTRY[name] = factory
         return factory
 
@@ -85,18 +124,14 @@ def temporary_registration(name: str, factory: Factory) -> Iterator[Factory]:
     Raises
     ------
     ConfigError
-        If a moderator is already registered as ``name``.
+        If a moderator is already registered or declared as ``name``.
 
     Examples
     --------
     >>> with tactful.temporary_registration("counting", CountingModerator):  # doctest: +SKIP
     ...     tactful.load("counting")
     """
-    _ensure_builtins()
-    if name in _REGISTRY:
-        raise ConfigError(
-            f"A moderator named {name!r} is already registered ({_REGISTRY[name]!r})."
-        )
+    _taken(name)
     _REGISTRY[name] = factory
     try:
         yield factory
@@ -105,19 +140,43 @@ def temporary_registration(name: str, factory: Factory) -> Iterator[Factory]:
             del _REGISTRY[name]
 
 
-def _ensure_builtins() -> None:
-    # Importing the package registers the shipped moderators.
-    from . import moderators  # noqa: F401
-
-
 def available() -> list[str]:
-    """Names of the registered moderators, sorted."""
-    _ensure_builtins()
-    return sorted(_REGISTRY)
+    """Names of the registered moderators, sorted.
+
+    Reads the entry points' metadata; no backend is imported.
+
+    Raises
+    ------
+    ConfigError
+        If two installed distributions declare one name.
+    """
+    return sorted(set(_REGISTRY) | set(declared(_KIND, MODERATORS)))
+
+
+def _factory(name: str) -> Factory:
+    registered = _REGISTRY.get(name)
+    if registered is not None:
+        return registered
+    ep = _declared_as(name)
+    if ep is None:
+        raise UnknownNameError(_KIND, name, available())
+    factory = _LOADED.get(ep)
+    if factory is not None:
+        return factory
+    obj = load_entry_point(_KIND, ep)
+    if not callable(obj):
+        raise ConfigError(
+            f"The moderator {name!r} of {distribution(ep)} names {ep.value!r}, "
+            "which is not a class or function."
+        )
+    _LOADED[ep] = obj
+    return cast(Factory, obj)
 
 
 def load(name: str, **config: Any) -> Moderator:
     """Build the moderator registered as ``name`` with keyword ``config``.
+
+    Only the module that defines it is imported (on first use).
 
     Raises
     ------
@@ -125,13 +184,11 @@ def load(name: str, **config: Any) -> Moderator:
         If no moderator is registered under ``name``; the message lists the known names.
     ConfigError
         If ``config`` names an option the moderator does not take
-        (:data:`UNKNOWN_OPTION_MESSAGE`); the message lists the options it takes.
+        (:data:`UNKNOWN_OPTION_MESSAGE`); the message lists the options it takes. If
+        its plug-in fails to import, or two distributions declare ``name``: one line
+        naming them.
     """
-    _ensure_builtins()
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        raise UnknownNameError("moderator", name, _REGISTRY) from None
+    factory = _factory(name)
     _check_options(name, factory, config)
     return factory(**config)
 

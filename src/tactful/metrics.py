@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import ConfigError
+from .validation import binary, finite_floats, same_length
 
 __all__ = [
     "BootstrapCI",
@@ -43,46 +44,9 @@ __all__ = [
 # --------------------------------------------------------------------------- checks
 
 
-def _binary(name: str, values: ArrayLike) -> NDArray[np.int8]:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if arr.size and arr.dtype == object:
-        raise ConfigError(
-            f"The {name!r} parameter must hold only 0/1 or booleans. Got dtype object instead."
-        )
-    if arr.size and not np.isin(arr, (0, 1)).all():
-        bad = arr[~np.isin(arr, (0, 1))][0]
-        raise ConfigError(
-            f"The {name!r} parameter must hold only 0/1 or booleans. Got {bad!r} instead."
-        )
-    return arr.astype(np.int8)
-
-
-def _scores(name: str, values: ArrayLike) -> NDArray[np.float64]:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"The {name!r} parameter must be an array of finite floats.") from None
-    if arr.ndim != 1:
-        raise ConfigError(
-            f"The {name!r} parameter must be a 1-d array. Got shape {arr.shape} instead."
-        )
-    if not np.isfinite(arr).all():
-        raise ConfigError(
-            f"The {name!r} parameter must be an array of finite floats. Got a NaN or inf."
-        )
-    return arr
-
-
-def _same_length(**arrays: Any) -> int:
-    lengths = {name: len(a) for name, a in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        shown = ", ".join(f"{k}={v}" for k, v in lengths.items())
-        raise ConfigError(f"Inputs must have the same length. Got {shown}.")
-    return next(iter(lengths.values()))
+def _labels(name: str, values: ArrayLike) -> NDArray[np.int8]:
+    # 0/1 labels (tactful.validation.binary) as int8, the dtype scikit-learn is given.
+    return binary(name, values).astype(np.int8)
 
 
 def _zero_division(value: float) -> float:
@@ -148,8 +112,8 @@ def precision_recall_f1(
     {'precision': 0.0, 'recall': 0.0, 'f1': 0.0}
     """
     zd = _zero_division(zero_division)
-    t, p = _binary("y_true", y_true), _binary("y_pred", y_pred)
-    if _same_length(y_true=t, y_pred=p) == 0:
+    t, p = _labels("y_true", y_true), _labels("y_pred", y_pred)
+    if same_length(y_true=t, y_pred=p) == 0:
         # scikit-learn refuses empty input; here every ratio is 0/0.
         return {"precision": zd, "recall": zd, "f1": zd}
     from sklearn.metrics import precision_recall_fscore_support  # lazy: import costs ~0.5 s
@@ -164,8 +128,8 @@ def _ranking_input(
     y_true: ArrayLike, scores: ArrayLike
 ) -> tuple[NDArray[np.int8], NDArray[np.float64]]:
     # The checked (labels, scores) of a ranking metric: binary labels, finite scores, same length.
-    t, s = _binary("y_true", y_true), _scores("scores", scores)
-    _same_length(y_true=t, scores=s)
+    t, s = _labels("y_true", y_true), finite_floats("scores", scores)
+    same_length(y_true=t, scores=s)
     return t, s
 
 
@@ -282,8 +246,8 @@ def jailbreak_recall(
     0.5
     """
     zd = _zero_division(zero_division)
-    p, j = _binary("y_pred", y_pred), _binary("jailbreak", jailbreak)
-    _same_length(y_pred=p, jailbreak=j)
+    p, j = _labels("y_pred", y_pred), _labels("jailbreak", jailbreak)
+    same_length(y_pred=p, jailbreak=j)
     return _ratio(int(np.sum((j == 1) & (p == 1))), int(j.sum()), zd)
 
 
@@ -336,7 +300,7 @@ def span_f1_per_post(
     >>> span_f1_per_post([[1, 2, 3], [], []], [[2, 3, 4, 5], [], [7]]).tolist()
     [0.5714285714285714, 1.0, 0.0]
     """
-    _same_length(gold=gold, pred=pred)
+    same_length(gold=gold, pred=pred)
     out = np.empty(len(gold), dtype=np.float64)
     for i, (g_raw, p_raw) in enumerate(zip(gold, pred, strict=True)):
         g, p = _offset_set("gold", i, g_raw), _offset_set("pred", i, p_raw)
@@ -482,7 +446,7 @@ def bootstrap_ci(
     if not arrays:
         raise ConfigError("bootstrap_ci needs at least one array.")
     rows = [_rows(i, a) for i, a in enumerate(arrays)]
-    n = _same_length(**{f"array{i}": a for i, a in enumerate(rows)})
+    n = same_length(**{f"array{i}": a for i, a in enumerate(rows)})
     if n == 0:
         raise ConfigError("bootstrap_ci needs at least one row. Got 0.")
     point = _number(metric(*rows))

@@ -39,10 +39,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._types import Span
 from ..audit.metrics import fpr
 from ..errors import ConfigError
-
-# The input checks of the top-level metrics, so that both speak with one voice.
-from ..metrics import _binary, _same_length, _scores, roc_auc
+from ..metrics import roc_auc
 from ..params import Check, Constraints, Float, validate_params
+from ..validation import binary, finite_floats, same_length
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "DetoxAccuracy",
@@ -70,10 +69,6 @@ _TRIAGE: Constraints = {"safe_rate": Float(0.0, 1.0), "threshold": Float()}
 
 
 # --------------------------------------------------------------------------- checks
-
-
-def _bits(name: str, values: ArrayLike) -> NDArray[np.bool_]:
-    return _binary(name, values).astype(bool)
 
 
 def _share(mask: NDArray[np.bool_], within: NDArray[np.bool_]) -> float | None:
@@ -142,8 +137,8 @@ class TriagePoint:
 
 
 def _triage_input(y_true: ArrayLike, scores: ArrayLike, what: str) -> tuple[Any, Any]:
-    t, s = _bits("y_true", y_true), _scores("scores", scores)
-    if _same_length(y_true=t, scores=s) == 0:
+    t, s = binary("y_true", y_true), finite_floats("scores", scores)
+    if same_length(y_true=t, scores=s) == 0:
         raise ConfigError(EMPTY_MESSAGE.format(what=what))
     return t, s
 
@@ -365,10 +360,10 @@ def detox_accuracy(
     >>> d.acc, d.acc2, d.acc3, d.acc4
     (0.75, 0.6666666666666666, 0.6666666666666666, 0.3333333333333333)
     """
-    tox = _bits("rewrite_toxic", rewrite_toxic)
-    has = _bits("source_has_spans", source_has_spans)
-    changed = _bits("spans_changed", spans_changed)
-    n = _same_length(rewrite_toxic=tox, source_has_spans=has, spans_changed=changed)
+    tox = binary("rewrite_toxic", rewrite_toxic)
+    has = binary("source_has_spans", source_has_spans)
+    changed = binary("spans_changed", spans_changed)
+    n = same_length(rewrite_toxic=tox, source_has_spans=has, spans_changed=changed)
     everyone = np.ones(n, dtype=bool)
     return DetoxAccuracy(
         n=n,
@@ -525,9 +520,9 @@ def flip_rate(decisions: ArrayLike, counterfactual_decisions: ArrayLike) -> floa
     >>> flip_rate([1, 0, 0, 1], [1, 1, 0, 0])
     0.5
     """
-    d = _bits("decisions", decisions)
-    c = _bits("counterfactual_decisions", counterfactual_decisions)
-    n = _same_length(decisions=d, counterfactual_decisions=c)
+    d = binary("decisions", decisions)
+    c = binary("counterfactual_decisions", counterfactual_decisions)
+    n = same_length(decisions=d, counterfactual_decisions=c)
     return int((d != c).sum()) / n if n else None
 
 
@@ -538,8 +533,12 @@ def _auc_on(t: NDArray[np.bool_], s: NDArray[np.float64], rows: NDArray[np.bool_
 def _bias_input(
     y_true: ArrayLike, scores: ArrayLike, in_group: ArrayLike
 ) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.bool_]]:
-    t, s, g = _bits("y_true", y_true), _scores("scores", scores), _bits("in_group", in_group)
-    _same_length(y_true=t, scores=s, in_group=g)
+    t, s, g = (
+        binary("y_true", y_true),
+        finite_floats("scores", scores),
+        binary("in_group", in_group),
+    )
+    same_length(y_true=t, scores=s, in_group=g)
     return t, s, g
 
 
@@ -659,10 +658,10 @@ def bias_auc_table(
     >>> t.loc["a", ["subgroup_auc", "bpsn_auc", "bnsp_auc", "fpr_ratio"]].tolist()
     [1.0, 0.0, 1.0, 2.0]
     """
-    t, s = _bits("y_true", y_true), _scores("scores", scores)
-    p = _bits("y_pred", y_pred)
+    t, s = binary("y_true", y_true), finite_floats("scores", scores)
+    p = binary("y_pred", y_pred)
     sets = [frozenset(g) for g in groups]
-    _same_length(y_true=t, scores=s, y_pred=p, groups=sets)
+    same_length(y_true=t, scores=s, y_pred=p, groups=sets)
     names = sorted(set().union(*sets)) if group_names is None else list(group_names)
     overall = fpr(t, p)
     rows: dict[str, list[Any]] = {k: [] for k in _BIAS_COLUMNS}
@@ -718,7 +717,7 @@ def generalized_mean(values: Iterable[float | None], power: float = -5.0) -> flo
     0.6667
     """
     p = validate_params("generalized_mean", _POWER, power=power)["power"]
-    xs = _scores("values", [v for v in values if v is not None])
+    xs = finite_floats("values", [v for v in values if v is not None])
     if not xs.size or (p < 0 and (xs == 0).any()) or (xs < 0).any():
         return None
     return float(np.mean(xs**p) ** (1.0 / p))

@@ -54,7 +54,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..errors import ConfigError, UnknownNameError
 from ..identity import GROUPS
 from ..params import Constraints, Float, Int, validate_params
-from ._arrays import binary, floats, same_length
+from ..validation import binary, floats, same_length
 
 __all__ = [
     "OPENAI_FLAG_THRESHOLDS",

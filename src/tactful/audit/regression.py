@@ -56,7 +56,7 @@ from statsmodels.tools.sm_exceptions import (
 
 from ..errors import ConfigError
 from ..identity import GROUPS, normalize_group
-from ._arrays import binary, floats
+from ..validation import binary, floats
 
 __all__ = [
     "GROUP_COLUMNS",

@@ -10,6 +10,11 @@ Data are read from a folder (``data_dir``, else ``$TACTFUL_DATA``, else
 hub. Each data set is registered with a :class:`DatasetSpec` naming the files it
 reads; derived splits (dev carve-outs, cross-validation folds, random 80/10/10
 splits) are seeded and documented in the spec's ``description``.
+
+Data sets are declared as entry points of group ``tactful.datasets`` (tactful's
+own in its ``pyproject.toml``, a plug-in's in its own): :func:`dataset_names`
+reads the names from the installed metadata, and :func:`get_spec` or
+:func:`load_dataset` imports the one module that registers the data set asked for.
 """
 
 from __future__ import annotations
@@ -21,21 +26,6 @@ from pathlib import Path
 
 from ..config import resolve_data_dir
 from ..errors import DataError, MissingDataError, UnknownNameError
-
-# One module per source family; importing it registers its data sets.
-from . import (  # noqa: F401
-    _detexd,
-    _jailbreak,
-    _jigsaw,
-    _openai,
-    _paradetox,
-    _suppression,
-    _toxicchat,
-    _toxicspans,
-    _toxigen,
-    _tv,
-    _tweets,
-)
 from ._audit_views import (
     AUDIT_GROUP_SOURCES,
     AuditView,
@@ -56,7 +46,16 @@ from ._spans import (
     rater_gold_spans,
     span_offsets,
 )
-from ._spec import TASKS, DatasetSpec, dataset_names, get_loader, get_spec
+from ._spec import (
+    TASKS,
+    Breakdown,
+    DatasetSpec,
+    breakdown_of,
+    dataset_names,
+    get_loader,
+    get_spec,
+    register_breakdown,
+)
 from ._spec import dataset as register_dataset
 
 __all__ = [
@@ -67,6 +66,7 @@ __all__ = [
     "TASKS",
     "AuditView",
     "AuditViews",
+    "Breakdown",
     "DatasetSpec",
     "Record",
     "Source",
@@ -74,6 +74,7 @@ __all__ = [
     "audit_dataset_names",
     "audit_families",
     "audit_views",
+    "breakdown_of",
     "dataset_names",
     "dataset_status",
     "get_spec",
@@ -84,6 +85,7 @@ __all__ = [
     "offsets_to_spans",
     "rater_gold_spans",
     "register_audit_views",
+    "register_breakdown",
     "register_dataset",
     "span_offsets",
 ]
@@ -197,7 +199,3 @@ def dataset_status(
             continue
         out.append((spec, True, counts))
     return out
-
-
-# Data sets defined beside their libraries register on import; last, so every name above exists.
-from .. import functional as _functional  # noqa: F401  (registers "functional")

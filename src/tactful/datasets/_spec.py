@@ -1,18 +1,37 @@
-"""The description of a data set and the registry of data sets by name."""
+"""The description of a data set and the registry of data sets by name.
+
+Data sets are found by name among the entry points of group ``tactful.datasets``
+(tactful's own too, see :mod:`tactful._plugins`): an entry point names the module
+(or an object in it) whose import registers the data set with :func:`dataset`.
+Listing the names imports nothing; :func:`get_spec` imports the one module it needs.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from .._plugins import DATASETS, declared, distribution, entry_point, load_entry_point
+from .._types import Analysis
 from ..errors import ConfigError, UnknownNameError
 
 if TYPE_CHECKING:
     from ._io import Source, Table
 
-__all__ = ["TASKS", "DatasetSpec", "dataset", "dataset_names", "get_spec", "label_dataset"]
+__all__ = [
+    "TASKS",
+    "Breakdown",
+    "DatasetSpec",
+    "breakdown_of",
+    "dataset",
+    "dataset_names",
+    "get_spec",
+    "label_dataset",
+    "register_breakdown",
+]
 
 #: What a data set's primary ``Record.label`` means.
 TASKS = ("toxicity", "jailbreak", "delicate", "hate", "offensive", "spans")
@@ -74,14 +93,30 @@ Loader = Callable[["Source"], "Table"]
 
 _SPECS: dict[str, DatasetSpec] = {}
 _LOADERS: dict[str, Loader] = {}
+_KIND = "data set"
 
 
 def dataset(spec: DatasetSpec) -> Callable[[Loader], Loader]:
-    """Decorator registering ``loader`` for ``spec``; a name is registered once."""
+    """Decorator registering ``loader`` for ``spec``; a name is registered once.
+
+    A name that an entry point declares (group ``tactful.datasets``) is registered by
+    the module the entry point names, when it is imported.
+
+    Raises
+    ------
+    ConfigError
+        If the name is registered already, or declared by another module's entry point.
+    """
 
     def deco(loader: Loader) -> Loader:
         if spec.name in _SPECS:
             raise ConfigError(f"A data set named {spec.name!r} is already registered.")
+        ep = entry_point(_KIND, DATASETS, spec.name)
+        if ep is not None and ep.module not in sys.modules:
+            raise ConfigError(
+                f"A data set named {spec.name!r} is already registered "
+                f"(entry point {ep.value!r} of {distribution(ep)})."
+            )
         _SPECS[spec.name] = spec
         _LOADERS[spec.name] = loader
         return loader
@@ -114,32 +149,76 @@ def label_dataset(
 
 
 def dataset_names() -> list[str]:
-    """Names of all registered data sets, sorted.
+    """Names of all registered data sets, sorted; reads entry points, imports no loader.
 
     Returns
     -------
     list of str
+
+    Raises
+    ------
+    ConfigError
+        If two installed distributions declare one name.
     """
-    return sorted(_SPECS)
+    return sorted(set(_SPECS) | set(declared(_KIND, DATASETS)))
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """The :class:`DatasetSpec` registered as ``name``.
+    """The :class:`DatasetSpec` registered as ``name``, importing its module on first use.
 
     Raises
     ------
     UnknownNameError
         When no data set has that name; the message lists the known names.
+    ConfigError
+        When its plug-in fails to import (one line naming its distribution and the
+        exception), or two distributions declare ``name``.
     """
+    spec = _SPECS.get(name)
+    if spec is not None:
+        return spec
+    ep = entry_point(_KIND, DATASETS, name) if isinstance(name, str) else None
+    if ep is None:
+        raise UnknownNameError(_KIND, str(name), dataset_names())
+    load_entry_point(_KIND, ep)
     try:
         return _SPECS[name]
     except KeyError:
-        raise UnknownNameError("data set", name, _SPECS) from None
+        raise ConfigError(
+            f"The data set {name!r} of {distribution(ep)} is not registered by importing "
+            f"{ep.value!r}."
+        ) from None
 
 
 def get_loader(name: str) -> Loader:
     get_spec(name)
     return _LOADERS[name]
+
+
+#: A per-row breakdown of a data set's score: (records, analyses) -> JSON-ready rows.
+Breakdown = Callable[[Sequence[Any], Sequence[Analysis]], list[dict[str, Any]]]
+_BREAKDOWNS: dict[str, tuple[str, Breakdown]] = {}
+
+
+def register_breakdown(dataset: str, key: str, breakdown: Breakdown) -> None:
+    """Add ``breakdown(records, analyses)`` to every :func:`tactful.evaluate.evaluate` report
+    of ``dataset`` under ``key`` (e.g. the functional suite's pass rate per functionality),
+    declared beside the data set instead of a branch on its name in ``evaluate``.
+
+    Raises
+    ------
+    ConfigError
+        If ``dataset`` already has another breakdown.
+    """
+    old = _BREAKDOWNS.get(dataset)
+    if old is not None and old != (key, breakdown):
+        raise ConfigError(f"Data set {dataset!r} already has a breakdown ({old[0]!r}).")
+    _BREAKDOWNS[dataset] = (key, breakdown)
+
+
+def breakdown_of(dataset: str) -> tuple[str, Breakdown] | None:
+    """``(key, breakdown)`` registered for ``dataset``, or None."""
+    return _BREAKDOWNS.get(dataset)
 
 
 def split_names(prefixes: Sequence[str], parts: Sequence[str]) -> tuple[str, ...]:

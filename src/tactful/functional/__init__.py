@@ -1,4 +1,4 @@
-"""tactful's own functional test suite, and targeted training data (issue 11).
+"""tactful's own functional test suite (issue 11).
 
 The suite follows functional testing (Ribeiro et al., 2020, "Beyond Accuracy:
 Behavioral Testing of NLP Models with CheckList"): one row per case, each with a
@@ -19,12 +19,13 @@ data folder's HolisticBias descriptors)::
     analyses = tactful.load("builtin").analyze([r.text for r in records])
     score_functional(records, analyses)   # one row per functionality
 
-Training data (issue 11 item 2) comes from :data:`TRAINING_TEMPLATES`, disjoint
-from :data:`SUITE_TEMPLATES` by template, and from the shared data folder only:
-:func:`training_records` and the builders it combines.
+The training data built with this machinery (issue 11 item 2: templates disjoint
+from :data:`SUITE_TEMPLATES`, and :func:`tactful.train.training_records`) lives in
+:mod:`tactful.train`; this package never reads it.
 
-Importing this package registers the ``functional`` data set with
-:func:`tactful.datasets.register_dataset`.
+The ``functional`` data set is declared as an entry point of group
+``tactful.datasets`` (:mod:`tactful.functional._dataset`), so that
+:mod:`tactful.datasets` does not import this package.
 """
 
 from ._dataset import load_suite_records
@@ -51,32 +52,8 @@ from ._templates import (
     fill,
     normalized_text,
 )
-from ._training import (
-    AUDIT_ONLY,
-    HELD_OUT_SOURCES,
-    THREAT_PATTERN,
-    TRAINING_SOURCES,
-    contrast_template_records,
-    counterfactual_records,
-    delicate_template_records,
-    derogation_template_records,
-    exclusion_template_records,
-    harm_template_records,
-    holistic_person_nouns,
-    identity_negatives,
-    injection_template_records,
-    keyword_threats,
-    menace_template_records,
-    technical_template_records,
-    threat_template_records,
-    toxicspans_threats,
-    toxigen_benign,
-    training_records,
-)
-from ._training_templates import TRAINING_FUNCTIONALITIES, TRAINING_TEMPLATES
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
-    "AUDIT_ONLY",
     "BUILTIN_DESCRIPTORS",
     "Case",
     "DEFAULT_MAX_PER_TEMPLATE",
@@ -85,7 +62,6 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "FUNCTIONALITIES",
     "Filled",
     "Functionality",
-    "HELD_OUT_SOURCES",
     "PERSON_NOUNS",
     "SCORE_COLUMNS",
     "SLOT_FAMILY",
@@ -96,36 +72,16 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "SwapClass",
     "Swapped",
     "TEMPLATE_SPLITS",
-    "THREAT_PATTERN",
-    "TRAINING_FUNCTIONALITIES",
-    "TRAINING_SOURCES",
-    "TRAINING_TEMPLATES",
     "Template",
     "build_suite",
     "case_records",
-    "contrast_template_records",
-    "counterfactual_records",
-    "delicate_template_records",
-    "derogation_template_records",
     "descriptor_entries",
-    "exclusion_template_records",
     "fill",
     "functional_rows",
     "functional_table",
     "generate",
-    "harm_template_records",
-    "holistic_person_nouns",
-    "identity_negatives",
-    "injection_template_records",
-    "keyword_threats",
     "load_suite_records",
-    "menace_template_records",
     "normalized_text",
     "score_functional",
     "swap_identity_terms",
-    "technical_template_records",
-    "threat_template_records",
-    "toxicspans_threats",
-    "toxigen_benign",
-    "training_records",
 ]

@@ -1,7 +1,8 @@
 """The ``functional`` data set: the suite as rows that ``tactful eval`` scores.
 
-Registered through the public :func:`tactful.datasets.register_dataset` when
-:mod:`tactful.functional` is imported. Like every data set it reads its file
+Declared as an entry point of group ``tactful.datasets`` (this module), and
+registered through the public :func:`tactful.datasets.register_dataset` when it is
+imported. Like every data set it reads its file
 from the data folder (the HolisticBias descriptors); without the folder,
 :func:`tactful.functional.build_suite` still builds the suite from the built-in
 descriptor list.
@@ -17,9 +18,9 @@ from ..datasets import (
     Source,
     Table,
     load_holistic_descriptors,
+    register_breakdown,
     register_dataset,
 )
-from ..evaluate import register_breakdown
 from ._generate import DEFAULT_MAX_PER_TEMPLATE, build_suite, case_records
 from ._score import functional_rows, score_functional
 

@@ -24,7 +24,6 @@ from ._fillers import (
 )
 from ._suite import FUNCTIONALITIES, SUITE_TEMPLATES
 from ._templates import Functionality, Template, fill, normalized_text
-from ._training_templates import TRAINING_FUNCTIONALITIES
 
 __all__ = [
     "DEFAULT_MAX_PER_TEMPLATE",
@@ -39,7 +38,7 @@ __all__ = [
 #: Cases drawn at most from one template of the suite (all of them when fewer).
 DEFAULT_MAX_PER_TEMPLATE = 36
 
-_BY_NAME = {f.name: f for f in (*FUNCTIONALITIES, *TRAINING_FUNCTIONALITIES)}
+_BY_NAME = {f.name: f for f in FUNCTIONALITIES}
 
 
 def functionality(name: str) -> Functionality:
@@ -48,8 +47,7 @@ def functionality(name: str) -> Functionality:
     Raises
     ------
     UnknownNameError
-        For a name neither in :data:`FUNCTIONALITIES` nor in
-        :data:`TRAINING_FUNCTIONALITIES`; the message lists them.
+        For a name not in :data:`FUNCTIONALITIES`; the message lists them.
     """
     try:
         return _BY_NAME[name]
@@ -130,14 +128,15 @@ def generate(
     *,
     seed: int = 0,
     max_per_template: int | None = DEFAULT_MAX_PER_TEMPLATE,
+    functionalities: Iterable[Functionality] = (),
 ) -> list[Case]:
     """Fill every template with every combination of its families' entries.
 
     Parameters
     ----------
     templates : iterable of Template
-        Their functionalities must be in :data:`FUNCTIONALITIES` or
-        :data:`TRAINING_FUNCTIONALITIES`.
+        Their functionalities must be in :data:`FUNCTIONALITIES` or in
+        ``functionalities``.
     families : mapping of str to sequence of mapping
         Family name → entries (:data:`FAMILIES`, plus ``"descriptor"`` from
         :func:`descriptor_entries`). A template whose family has no usable
@@ -148,6 +147,9 @@ def generate(
         changes another's cases).
     max_per_template : int or None, default=DEFAULT_MAX_PER_TEMPLATE
         Cases per template at most; ``None`` keeps every combination.
+    functionalities : iterable of Functionality, default=()
+        Functionalities the suite does not test, for templates made for something
+        else (the training templates of :mod:`tactful.train`).
 
     Returns
     -------
@@ -158,10 +160,11 @@ def generate(
     p = validate_params(
         "generate", _GENERATE_CONSTRAINTS, seed=seed, max_per_template=max_per_template
     )
+    extra = {f.name: f for f in functionalities}
     seen: set[str] = set()
     out: list[Case] = []
     for template in templates:
-        func = functionality(template.functionality)
+        func = extra.get(template.functionality) or functionality(template.functionality)
         slots = template.slots
         combos = list(itertools.product(*_entries_for(template, families)))
         if p["max_per_template"] is not None and len(combos) > p["max_per_template"]:

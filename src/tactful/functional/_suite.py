@@ -2,7 +2,7 @@
 
 Every template here was written for tactful. None comes from HateCheck,
 CheckList or another published suite: those stay reserved for independent
-evaluation. The training templates live in ``_training_templates.py`` and are
+evaluation. The training templates live in :mod:`tactful.train._suite_templates` and are
 disjoint from these by template (a test checks it on the template texts and on
 every filled text).
 """

@@ -1,3 +1,6 @@
-"""Shipped moderators; importing this package registers them by name."""
+"""tactful's own moderators, one module each.
 
-from . import _random, builtin, cascade, lexicon, remote  # noqa: F401
+They are declared as entry points of group ``tactful.moderators`` in tactful's
+``pyproject.toml``, like any plug-in's: ``tactful.load(name)`` imports only the
+module of the moderator it builds, and importing this package imports none.
+"""

@@ -6,7 +6,6 @@ import hashlib
 from collections.abc import Sequence
 from typing import ClassVar
 
-from .._registry import register
 from .._types import Analysis, Span
 from ..align import word_spans
 from ..params import Constraints, Float, Int
@@ -18,7 +17,6 @@ __all__ = ["RandomModerator"]
 _SCALE = float(1 << 64)
 
 
-@register("random")
 class RandomModerator(Configured):
     """Random scores that depend only on ``(seed, text)``.
 

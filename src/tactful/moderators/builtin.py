@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -29,7 +28,7 @@ import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS, SPAN_TYPES
-from .._registry import register
+from .._models import model_dir as _installed_model_dir
 from .._types import Analysis, Span
 from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError, UnknownNameError
@@ -38,7 +37,7 @@ from ..params import Constraint, Constraints, Float, Int, Nullable, OneOf, Str, 
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:
-    from ..evaluate import TrainedTexts
+    from .._trained import TrainedTexts
 
 __all__ = [
     "PACKAGED_MODELS",
@@ -57,15 +56,18 @@ _TOKENIZER_NAME = "tokenizer.json"
 _CARD_NAME = "card.json"
 
 
-#: The models shipped in the package, by moderator name (each in ``models/NAME``).
+#: The models tactful ships, by moderator name: ``builtin`` in the ``tactful`` wheel,
+#: ``builtin-large`` in the ``tactful-builtin-large`` distribution.
 PACKAGED_MODELS = ("builtin", "builtin-large")
 
 
 def default_model_dir(name: str = "builtin") -> Path:
-    """The folder of the packaged model ``name`` (one of :data:`PACKAGED_MODELS`)."""
+    """The folder of the packaged model ``name`` (one of :data:`PACKAGED_MODELS`), found
+    by its ``tactful.models`` entry point; a :class:`~tactful.errors.ModelError` names
+    the package to install when it is not installed."""
     if name not in PACKAGED_MODELS:
         raise UnknownNameError("packaged model", name, list(PACKAGED_MODELS))
-    return Path(str(resources.files("tactful") / "models" / name))
+    return _installed_model_dir(name)
 
 
 def load_card(model_dir: str | Path | None = None, name: str = "builtin") -> dict[str, Any]:
@@ -159,7 +161,6 @@ def _blank() -> Analysis:
     )
 
 
-@register("builtin")
 class BuiltinModerator(Configured):
     """tactful's own model (multi-task all-MiniLM-L6-v2, ONNX int8).
 
@@ -291,7 +292,7 @@ class BuiltinModerator(Configured):
         if self.card.get("quantization") == "weights":
             # int8 weights behind DequantizeLinear nodes: with the QDQ fusions off,
             # onnxruntime folds them into float32 weights once, at load, instead of
-            # dequantizing on every call (2x slower: bench/quantization.py).
+            # dequantizing on every call (2x slower: research/quantization.py).
             opts.add_session_config_entry("session.disable_quant_qdq", "1")
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
@@ -306,7 +307,7 @@ class BuiltinModerator(Configured):
 
     @cached_property
     def _trained_texts(self) -> TrainedTexts | None:
-        from ..evaluate import read_trained_texts
+        from .._trained import read_trained_texts
 
         return read_trained_texts(self._dir, self.card)
 
@@ -502,13 +503,13 @@ class BuiltinModerator(Configured):
         return out
 
 
-@register("builtin-large")
 class BuiltinLargeModerator(BuiltinModerator):
     """tactful's large model: the same heads and spans on all-mpnet-base-v2 (ONNX int8).
 
     More accurate than ``builtin`` and about five times slower per text; ``builtin``
     is distilled from it. It takes the same parameters as :class:`BuiltinModerator`
-    and reads the package folder ``models/builtin-large`` when ``model_dir`` is None.
+    and reads the folder of the ``tactful-builtin-large`` distribution (found by its
+    ``tactful.models`` entry point) when ``model_dir`` is None.
     """
 
     name = "builtin-large"

@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .._registry import register
 from .._types import Analysis
 from ..params import Constraint, Constraints, Float, Int, Nullable, Str
 from ._texts import Configured, check_texts
 from .builtin import BuiltinLargeModerator, BuiltinModerator
 
 if TYPE_CHECKING:
-    from ..evaluate import TrainedTexts
+    from .._trained import TrainedTexts
 
 __all__ = ["DEFAULT_JAILBREAK_BAND", "DEFAULT_TOXICITY_BAND", "CascadeModerator"]
 
@@ -65,7 +64,6 @@ class _Band(Constraint):
         return [low, high]
 
 
-@register("builtin-cascade")
 class CascadeModerator(Configured):
     """``builtin`` on every text, ``builtin-large`` on the texts in an uncertain band.
 
@@ -144,7 +142,7 @@ class CascadeModerator(Configured):
         A data set that either model's card gives an honest-figure command for gets
         the cascade's own: its score on the rows neither model saw (``--unseen``).
         """
-        from ..evaluate import TrainedTexts
+        from .._trained import TrainedTexts
 
         parts = [t for t in (self.small.trained_texts(), self.large.trained_texts()) if t]
         if not parts:

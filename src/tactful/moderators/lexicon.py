@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .._registry import register
 from .._types import Analysis, Span
 from ..align import strip_format, word_spans
 from ..errors import ModelError
@@ -255,7 +254,6 @@ def find_spans(
     return _merge(text, found) if merge else found
 
 
-@register("lexicon")
 class LexiconModerator(Configured):
     """Flag texts that contain words the ToxicSpans training posts mark as toxic.
 

@@ -1,6 +1,6 @@
 """Remote moderators: paid APIs and guard models behind HTTP, one ``Moderator`` each.
 
-Importing this package registers ``openai``, ``perspective``, ``google``,
+tactful declares ``openai``, ``perspective``, ``google``,
 ``llama-guard-3``, ``shieldgemma``, ``granite-guardian``, ``wildguard`` and
 ``chat``. Each takes ``base_url``, ``model``, ``timeout``, ``max_retries``,
 ``retry_backoff``, ``qps``, ``concurrency`` and ``batch_size`` besides its own

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
 from ...params import Constraints, OneOf, Str, check_param
@@ -33,7 +32,6 @@ DEFAULT_MODERATION_PROMPT = (
 )
 
 
-@register("chat")
 class ChatModerator(VerdictModerator):
     """A chat model with a moderation prompt; its first word decides.
 

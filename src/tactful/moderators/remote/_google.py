@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
 from ...params import Constraints, Float, Nullable, OneOf, Str, StrList
@@ -34,7 +33,6 @@ GOOGLE_CATEGORIES: tuple[str, ...] = (
 )
 
 
-@register("google")
 class GoogleModerator(RemoteModerator):
     """Google Cloud Natural Language text moderation.
 

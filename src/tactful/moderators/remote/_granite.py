@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...params import Constraints, OneOf
 from ._guard import GuardModerator, first_word
@@ -94,7 +93,6 @@ def granite_guardian_prompt(text: str, risk: str, *, response_to: str | None = N
     )
 
 
-@register("granite-guardian")
 class GraniteGuardianModerator(GuardModerator):
     """Granite Guardian 3.x (Padhi et al., 2024): ``Yes``/``No`` or ``<score> yes </score>``.
 

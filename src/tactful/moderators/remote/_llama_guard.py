@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...params import Constraints
 from ._guard import GuardModerator
@@ -63,7 +62,6 @@ def llama_guard_3_prompt(messages: list[dict[str, str]]) -> str:
     )
 
 
-@register("llama-guard-3")
 class LlamaGuard3Moderator(GuardModerator):
     """Llama Guard 3 (Llama Team, AI @ Meta, 2024): ``safe`` or ``unsafe\\nS1,S10``.
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...errors import RemoteResponseError
 from ...params import Constraints
@@ -38,7 +37,6 @@ OMNI_CATEGORIES: tuple[str, ...] = (
 TEXT_CATEGORIES: tuple[str, ...] = tuple(c for c in OMNI_CATEGORIES if not c.startswith("illicit"))
 
 
-@register("openai")
 class OpenAIModerator(RemoteModerator):
     """OpenAI's moderation endpoint, batched by array input.
 

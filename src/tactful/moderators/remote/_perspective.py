@@ -6,7 +6,6 @@ import bisect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis, Span
 from ...errors import RemoteResponseError
 from ...params import Bool, Constraints, Float, Nullable, StrList
@@ -83,7 +82,6 @@ def utf16_to_index(text: str) -> list[int]:
     return units
 
 
-@register("perspective")
 class PerspectiveModerator(RemoteModerator):
     """Jigsaw Perspective: summary scores per attribute and scored spans.
 

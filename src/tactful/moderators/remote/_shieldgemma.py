@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...params import Constraints, StrList
 from ._guard import GuardModerator, first_word
@@ -89,7 +88,6 @@ def shieldgemma_prompt(text: str, guideline: str, *, response_to: str | None = N
     )
 
 
-@register("shieldgemma")
 class ShieldGemmaModerator(GuardModerator):
     """ShieldGemma (Zeng et al., 2024): one policy per call, P(Yes) from Yes/No log-probabilities.
 

@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..._registry import register
 from ..._types import Analysis
 from ...params import Constraints
 from ._guard import GuardModerator
@@ -34,7 +33,6 @@ def wildguard_prompt(prompt: str, response: str = "") -> str:
     return f"<|user|>\n[INST] {body} [/INST]\n<|assistant|>\n"
 
 
-@register("wildguard")
 class WildGuardModerator(GuardModerator):
     """WildGuard (Han et al., 2024): ``Harmful request: yes|no`` and two more lines.
 
