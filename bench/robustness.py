@@ -2,7 +2,7 @@
 
 For ToxicChat test (toxicity F1, jailbreak recall) and ToxicSpans SemEval-2021
 test (span F1), the toxic words of every text are obfuscated with
-``bench/obfuscate.py`` (seeded), and the moderator is scored on both versions
+``tactful.obfuscate`` (seeded), and the moderator is scored on both versions
 with the same metric code as ``tactful eval``. Issue 3 asks for a drop of at
 most 5 points.
 
@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from obfuscate import obfuscate
 
 import tactful
 from tactful import Span
 from tactful.datasets import Record, get_spec, load_dataset
 from tactful.evaluate import score
+from tactful.obfuscate import obfuscate
 from tactful.options import parse_options
 from tactful.store import analyze_all
 

@@ -1,32 +1,21 @@
-"""scripts/compare_runs.py --dev-only: the selection figures without reading a test split."""
+"""tactful train compare-runs --dev-only: the selection figures without reading a test split."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
+from typer.testing import CliRunner
 
+import tactful.train._compare as cr
+from tactful.cli import app
 from tactful.datasets import load_dataset
 from tactful.metrics import average_precision
 from tactful.moderators.builtin import SEQ_HEADS, BuiltinModerator, default_model_dir
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "compare_runs.py"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tactful.train import compare_run
 
 
 def test_dev_only_reads_no_test_split_and_keeps_the_dev_figures(data_dir, tmp_path, monkeypatch):
-    cr = _module()
     read: list[tuple[str, str | None]] = []
 
     def recording_load(name, split=None, data_dir=None):
@@ -36,7 +25,7 @@ def test_dev_only_reads_no_test_split_and_keeps_the_dev_figures(data_dir, tmp_pa
 
     monkeypatch.setattr(cr, "load_dataset", recording_load)
     folder = default_model_dir()
-    row = cr.compare(folder, str(data_dir), tmp_path, "card", dev_only=True)
+    row = compare_run(folder, str(data_dir), tmp_path, "card", dev_only=True)
     assert ("toxicchat", "dev") in read
     assert {k: row[k] for k in cr.TEST_KEYS} == dict.fromkeys(cr.TEST_KEYS)
     # the dev figures are the ones the card's model gives on ToxicChat dev
@@ -51,10 +40,11 @@ def test_dev_only_reads_no_test_split_and_keeps_the_dev_figures(data_dir, tmp_pa
 
 def test_dev_only_prints_dashes_in_the_test_columns(data_dir, tmp_path):
     out = tmp_path / "rows.json"
-    got = subprocess.run(
+    got = CliRunner().invoke(
+        app,
         [
-            sys.executable,
-            str(SCRIPT),
+            "train",
+            "compare-runs",
             "--points",
             "card",
             "--dev-only",
@@ -64,12 +54,8 @@ def test_dev_only_prints_dashes_in_the_test_columns(data_dir, tmp_path):
             str(out),
             str(default_model_dir()),
         ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
-    assert got.returncode == 0, got.stderr
+    assert got.exit_code == 0, got.output
     header, line = got.stdout.splitlines()
     cells = line.split()
     # run, dev AP, test AP, card thr, test F1, JR, span gold, sp thr, trial, test, ...

@@ -434,6 +434,7 @@ def test_distill_refuses_a_bad_holdout_before_any_work(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.needs_model("builtin-large")
 def test_card_crossfit_runs_of_a_card_shipped_before_they_were_recorded():
     # builtin-large 2.2.0 names its fold runs only in its dev command
     card = load_card(name="builtin-large")

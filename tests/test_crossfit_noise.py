@@ -1,31 +1,26 @@
-"""scripts/crossfit_noise.py refuses unusable folders in one line, before scoring any."""
+"""tactful train crossfit-noise refuses unusable folders in one line, before scoring any."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "crossfit_noise.py"
+from click.testing import Result
+from typer.testing import CliRunner
+
+from tactful.cli import app
 
 
-def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def _run(*args: str | Path) -> Result:
+    return CliRunner().invoke(app, ["train", "crossfit-noise", *map(str, args)])
 
 
 def test_unusable_folders_get_one_line_errors(tmp_path):
     missing = tmp_path / "missing"
     got = _run(missing)
-    assert got.returncode == 1
+    assert got.exit_code == 2
     assert got.stderr == (
-        f"error: {missing}: [Errno 2] No such file or directory: '{missing / 'card.json'}'\n"
+        f"error: [T010] {missing}: [Errno 2] No such file or directory: '{missing / 'card.json'}'\n"
     )
 
     plain = tmp_path / "plain"
@@ -34,9 +29,9 @@ def test_unusable_folders_get_one_line_errors(tmp_path):
         json.dumps({"dev": {"command": "tactful train ship runs/x --version 1"}})
     )
     got = _run(plain)
-    assert (got.returncode, got.stderr) == (
-        1,
-        f"error: {plain}: its card was not shipped with --crossfit\n",
+    assert (got.exit_code, got.stderr) == (
+        2,
+        f"error: [T010] {plain}: its card was not shipped with --crossfit\n",
     )
 
     gone = tmp_path / "gone"
@@ -49,7 +44,7 @@ def test_unusable_folders_get_one_line_errors(tmp_path):
     (gone / "card.json").write_text(json.dumps(card))
     # its card names fold runs, but its run is not there: refused before any scoring
     got = _run(gone, plain)
-    assert got.returncode == 1 and got.stdout == ""
+    assert got.exit_code == 2 and got.stdout == ""
     assert got.stderr == (
-        f"error: {gone}: [T010] {tmp_path / 'run'} is not a training run: it holds no train.json.\n"
+        f"error: [T010] {gone}: {tmp_path / 'run'} is not a training run: it holds no train.json.\n"
     )

@@ -95,18 +95,19 @@ def test_refit_refuses_to_write_over_its_own_model(tmp_path):
         tt.refit_delicate_head(model, model, version="9.9.9")
 
 
+@pytest.mark.needs_model("builtin-large")
 def test_the_large_models_pooled_states_are_what_its_delicate_row_reads():
     """The features the refit learns from are the tensor its head reads: the shipped
     delicate probability is the sigmoid of the shipped row over them."""
+    from tactful.train import pooled_features
     from tactful.train._config import load_tokenizer
-    from tactful.train._delicatehead import _pooled_features
 
     folder = default_model_dir("builtin-large")
     card = load_card(folder)
     model = onnx.load(str(folder / "model.onnx"))
     tok = load_tokenizer(folder / "tokenizer.json", 256)
     texts = ["My father died on Sunday.", "What's the weather like?", "I will kill you"]
-    x, probs = _pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
+    x, probs = pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
     w, b = inits["model.seq_head.weight"][D], inits["model.seq_head.bias"][D]
     np.testing.assert_allclose(probs[:, D], 1 / (1 + np.exp(-(x @ w + b))), rtol=1e-4)
@@ -120,7 +121,7 @@ def test_the_quantized_models_pooled_states_are_read_one_text_per_call():
     """builtin's head is dynamically quantized: the pooled states are the tensor its
     DynamicQuantizeLinear reads, and one text per call gives the runtime's scores."""
     from tactful.train._config import load_tokenizer
-    from tactful.train._delicatehead import _pooled_features, _pooled_tensor
+    from tactful.train._delicatehead import _pooled_tensor, pooled_features
 
     folder = default_model_dir("builtin")
     card = load_card(folder)
@@ -129,7 +130,7 @@ def test_the_quantized_models_pooled_states_are_read_one_text_per_call():
     assert _pooled_tensor(model) == "/model/Div_output_0"
     tok = load_tokenizer(folder / "tokenizer.json", 256)
     texts = ["My father died on Sunday.", "What's the weather like?", "I will kill you"]
-    x, probs = _pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
+    x, probs = pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
     assert x.shape == (3, 384) and probs.shape == (3, len(SEQ_HEADS))
     from tactful.moderators.builtin import BuiltinModerator
 
@@ -137,6 +138,7 @@ def test_the_quantized_models_pooled_states_are_read_one_text_per_call():
     np.testing.assert_allclose(probs, shipped, atol=1e-5)
 
 
+@pytest.mark.needs_model("builtin-large")
 def test_the_refit_learns_from_training_templates_and_drawn_detexd_rows(data_dir):
     card = load_card(name="builtin-large")
     got = tt.delicate_head_examples(data_dir, card)
@@ -145,7 +147,7 @@ def test_the_refit_learns_from_training_templates_and_drawn_detexd_rows(data_dir
     assert sources["detexd"] == 1023 - len(held) == 648
     assert sources["identity_negatives"] == 400 and sources["toxicchat"] == 1000
     assert {s for _, y, s in got if y == 1} == {"detexd", "delicate_templates"}
-    from tactful.functional import delicate_template_records
+    from tactful.train import delicate_template_records
 
     dev = {r.text for r in delicate_template_records(split="dev")}
     assert dev.isdisjoint(t for t, _, _ in got)

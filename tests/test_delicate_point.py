@@ -110,7 +110,10 @@ def test_the_command_refuses_its_own_folder_in_one_line(tmp_path):
 # ------------------------------------------------------------ on the shipped models
 
 
-@pytest.mark.parametrize("name", ["builtin", "builtin-large"])
+@pytest.mark.parametrize(
+    "name",
+    ["builtin", pytest.param("builtin-large", marks=pytest.mark.needs_model("builtin-large"))],
+)
 def test_held_out_rows_are_the_rows_the_fingerprints_call_unseen(name, data_dir):
     """Two routes to what a model did not train on: its stages rebuilt, and the
     shipped fingerprint file of every text it saw."""

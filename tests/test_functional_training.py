@@ -14,32 +14,35 @@ from tactful import Span
 from tactful.datasets import Record, load_holistic_descriptors
 from tactful.errors import PARAM_MESSAGE, ConfigError
 from tactful.functional import (
-    AUDIT_ONLY,
     BUILTIN_DESCRIPTORS,
     EXCLUDED_DESCRIPTORS,
     FAMILIES,
-    HELD_OUT_SOURCES,
     PERSON_NOUNS,
     SUITE_TEMPLATES,
     SWAP_CLASSES,
-    THREAT_PATTERN,
-    TRAINING_SOURCES,
-    TRAINING_TEMPLATES,
     build_suite,
-    counterfactual_records,
     descriptor_entries,
     generate,
+    normalized_text,
+    swap_identity_terms,
+)
+from tactful.identity import tag
+from tactful.train import (
+    AUDIT_ONLY,
+    HELD_OUT_SOURCES,
+    THREAT_PATTERN,
+    TRAINING_FUNCTIONALITIES,
+    TRAINING_SOURCES,
+    TRAINING_TEMPLATES,
+    counterfactual_records,
     harm_template_records,
     holistic_person_nouns,
     identity_negatives,
-    normalized_text,
-    swap_identity_terms,
     threat_template_records,
     toxigen_benign,
     training_records,
 )
-from tactful.functional._training import _read
-from tactful.identity import tag
+from tactful.train._suite_data import _read
 
 LEXICON_GAPS = {"straight"}  # not in the identity lexicon yet (reported to its owner)
 
@@ -60,7 +63,10 @@ NAMED_SOURCE_FUNCTIONALITIES = (
 
 def _filled_texts(templates, descriptors, nouns=PERSON_NOUNS):
     families = {**FAMILIES, "descriptor": descriptor_entries(descriptors, nouns)}
-    return {normalized_text(c.text) for c in generate(templates, families, max_per_template=None)}
+    cases = generate(
+        templates, families, max_per_template=None, functionalities=TRAINING_FUNCTIONALITIES
+    )
+    return {normalized_text(c.text) for c in cases}
 
 
 # ------------------------------------------------------------------ disjointness
@@ -126,7 +132,7 @@ def test_identity_negatives_dev_uses_held_out_templates_only():
 
 
 def test_derogation_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import derogation_template_records, harm_template_records
+    from tactful.train import derogation_template_records, harm_template_records
 
     for split, prefix, n in (("train", "tr-der", 275), ("dev", "dv-der", 100)):
         rows = derogation_template_records(split=split)
@@ -138,7 +144,7 @@ def test_derogation_rows_come_from_their_own_templates_split_by_split():
 
 
 def test_delicate_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import delicate_template_records, harm_template_records
+    from tactful.train import delicate_template_records, harm_template_records
 
     for split, prefixes, n in (
         ("train", {"tr-dgr", "tr-dil"}, 357),
@@ -180,7 +186,7 @@ def _menace_templates(split=None):
 
 
 def test_menace_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import menace_template_records
+    from tactful.train import menace_template_records
 
     assert (len(_menace_templates("train")), len(_menace_templates("dev"))) == (32, 4)
     for split, prefix, n in (("train", "tr-men", 359), ("dev", "dv-men", 72)):
@@ -237,7 +243,7 @@ def test_own_source_templates_are_no_near_copy_of_the_suites(functionality):
     ],
 )
 def test_templates_use_no_violent_verb_of_the_suite(functionality, records, n):
-    import tactful.functional
+    import tactful.train
 
     verbs = {e["threat"] for e in FAMILIES["threat"]} | {e["harm"] for e in FAMILIES["harm"]}
     assert {"kill", "stab", "beat up", "poison"} <= verbs
@@ -247,7 +253,7 @@ def test_templates_use_no_violent_verb_of_the_suite(functionality, records, n):
     )
     found = violent.findall("Killing skills: stabbed, beaten, unbeatable, drowned.")
     assert found == ["Killing", "stabbed", "beaten", "drowned"]
-    build = getattr(tactful.functional, records)
+    build = getattr(tactful.train, records)
     rows = build() + build(split="dev")
     texts = [t.plain for t in _templates_of(functionality)] + [r.text for r in rows]
     assert len(texts) == n
@@ -255,7 +261,7 @@ def test_templates_use_no_violent_verb_of_the_suite(functionality, records, n):
 
 
 def test_exclusion_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import exclusion_template_records
+    from tactful.train import exclusion_template_records
 
     counts = [
         len(_templates_of(f, s)) for f in ("exclusion", "inclusion") for s in ("train", "dev")
@@ -317,7 +323,7 @@ def test_exclusion_templates_do_not_reword_the_derogation_templates():
 
 
 def test_injection_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import injection_template_records
+    from tactful.train import injection_template_records
 
     counts = [
         len(_templates_of(f, s))
@@ -359,7 +365,7 @@ def test_injection_rows_come_from_their_own_templates_split_by_split():
 
 
 def test_technical_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import technical_template_records
+    from tactful.train import technical_template_records
 
     assert [len(_templates_of("technical_verbs", s)) for s in ("train", "dev")] == [30, 5]
     harmless = (("identity_attack", 0), ("insult", 0), ("threat", 0), ("toxicity", 0))
@@ -374,7 +380,7 @@ def test_technical_rows_come_from_their_own_templates_split_by_split():
 
 
 def test_contrast_rows_come_from_their_own_templates_split_by_split():
-    from tactful.functional import contrast_template_records, menace_template_records
+    from tactful.train import contrast_template_records, menace_template_records
 
     counts = [
         [len(_templates_of(f, s)) for s in ("train", "dev")]

@@ -1,25 +1,19 @@
-"""Tests of bench/obfuscate.py: determinism, remapped spans, and that tactful.normalize
-undoes each perturbation on hand-written examples."""
+"""Tests of tactful.obfuscate and ``tactful train obfuscate``: determinism, remapped
+spans, and that tactful.normalize undoes each perturbation on hand-written examples."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+import tactful.obfuscate as ob
 from tactful import Span
+from tactful.cli import app
 from tactful.errors import ConfigError
 from tactful.normalize import normalize
-
-_PATH = Path(__file__).resolve().parents[1] / "bench" / "obfuscate.py"
-_spec = importlib.util.spec_from_file_location("tactful_bench_obfuscate", _PATH)
-assert _spec is not None and _spec.loader is not None
-ob = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = ob
-_spec.loader.exec_module(ob)
 
 # (text, gold spans): the toxic words are all words tactful.normalize decodes.
 EXAMPLES = [
@@ -142,20 +136,24 @@ def test_bad_arguments(spans: list, methods: list, message: str) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _run(tmp_path: Path, name: str, *args: str) -> tuple[int, list[dict]]:
+def _main(*args: str) -> tuple[int, str]:
+    """``tactful train obfuscate ARGS``: its exit code and stderr."""
+    result = CliRunner().invoke(app, ["train", "obfuscate", *args])
+    return result.exit_code, result.stderr
+
+
+def _run(tmp_path: Path, name: str, *args: str) -> tuple[int, list[dict], str]:
     out = tmp_path / name
-    code = ob.main([*args, "--out", str(out)])
+    code, err = _main(*args, "--out", str(out))
     rows = (
         [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
         if out.exists()
         else []
     )
-    return code, rows
+    return code, rows, err
 
 
-def test_cli_toxicspans_is_deterministic(
-    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_toxicspans_is_deterministic(data_dir: Path, tmp_path: Path) -> None:
     args = [
         "--dataset",
         "toxicspans",
@@ -168,9 +166,9 @@ def test_cli_toxicspans_is_deterministic(
         "--data-dir",
         str(data_dir),
     ]
-    code, rows = _run(tmp_path, "a.jsonl", *args)
+    code, rows, err = _run(tmp_path, "a.jsonl", *args)
     assert code == 0
-    assert ob.main([*args, "--out", str(tmp_path / "b.jsonl")]) == 0
+    assert _main(*args, "--out", str(tmp_path / "b.jsonl"))[0] == 0
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     assert len(rows) == 60
     assert set(rows[0]) == {"id", "text", "label", "spans", "methods"}
@@ -186,11 +184,11 @@ def test_cli_toxicspans_is_deterministic(
         changed += row["text"] != rec.text
         assert (row["text"] != rec.text) == bool(row["methods"])
     assert changed > 0
-    assert "toxicspans/dev: 60 rows" in capsys.readouterr().err
+    assert err.startswith("toxicspans/dev: 60 rows, ")
 
 
 def test_cli_toxicchat_uses_the_lexicon(data_dir: Path, tmp_path: Path) -> None:
-    code, rows = _run(
+    code, rows, _ = _run(
         tmp_path, "tc.jsonl", "--dataset", "toxicchat", "--split", "test", "--limit", "200",
         "--data-dir", str(data_dir),
     )  # fmt: skip
@@ -201,14 +199,21 @@ def test_cli_toxicchat_uses_the_lexicon(data_dir: Path, tmp_path: Path) -> None:
     assert all(r["spans"] for r in rows if r["methods"])
 
 
-def test_cli_reports_missing_data_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, _ = _run(
+def test_cli_reports_missing_data_in_one_line(tmp_path: Path) -> None:
+    code, _, err = _run(
         tmp_path, "x.jsonl", "--dataset", "toxicspans", "--data-dir", str(tmp_path / "nowhere")
     )
     assert code == 2
-    err = capsys.readouterr().err.strip()
+    err = err.strip()
     assert err.startswith("error: [T021]")
     assert "\n" not in err
     assert str(tmp_path / "nowhere") in err
+
+
+def test_cli_methods_default_is_every_method() -> None:
+    import typer
+
+    group = typer.main.get_command(app)
+    command = group.commands["train"].commands["obfuscate"]  # type: ignore[attr-defined]
+    [methods] = [p for p in command.params if p.name == "methods"]
+    assert methods.default == ",".join(ob.METHODS)

@@ -42,7 +42,12 @@ from tactful.service import (
     create_app,
     read_api_keys,
 )
-from tactful.service._app import (
+from tactful.service._limits import (
+    API_KEY_INVALID_MESSAGE,
+    API_KEY_MISSING_MESSAGE,
+    BODY_TOO_LARGE_MESSAGE,
+)
+from tactful.service._service import (
     EMPTY_BODY_MESSAGE,
     EMPTY_INPUT_MESSAGE,
     INPUT_TYPE_MESSAGE,
@@ -51,11 +56,6 @@ from tactful.service._app import (
     NOT_READY_MESSAGE,
     TEXT_TOO_LONG_MESSAGE,
     TOO_MANY_TEXTS_MESSAGE,
-)
-from tactful.service._limits import (
-    API_KEY_INVALID_MESSAGE,
-    API_KEY_MISSING_MESSAGE,
-    BODY_TOO_LARGE_MESSAGE,
 )
 
 JSON = {"content-type": "application/json"}

@@ -42,6 +42,11 @@ SUBCOMMANDS = (
     "span-head",
     "delicate-point",
     "assemble-encoder",
+    "compare-runs",
+    "crossfit-noise",
+    "trained-texts",
+    "card-figures",
+    "obfuscate",
 )
 
 
@@ -128,6 +133,9 @@ def test_importing_the_package_or_the_cli_does_not_import_torch():
     code = (
         "import sys, tactful.cli, tactful.train; "
         "tactful.train.encoder_dir; tactful.train.train_app; tactful.train.TrainConfig; "
+        # the release tooling needs no torch either
+        "tactful.train.compare_run; tactful.train.crossfit_plan; "
+        "tactful.train.record_trained_texts; tactful.train.write_card_figures; "
         "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

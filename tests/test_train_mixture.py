@@ -380,7 +380,7 @@ def _targeted(data_dir, stage):
 def test_targeted_mixture_adds_the_targeted_rows_and_keeps_the_other_draws(data_dir):
     from collections import Counter
 
-    from tactful.functional import training_records
+    from tactful.train import training_records
 
     plain, targeted = _stage_mixture(data_dir, 1), _targeted(data_dir, 1)
     counts = Counter(e.source for e in targeted)
@@ -511,7 +511,7 @@ def test_distill_examples_add_semeval_posts_with_their_gold_spans(data_dir):
 def test_derogation_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
-    from tactful.functional import derogation_template_records
+    from tactful.train import derogation_template_records
 
     tox, ia = SEQ_HEADS.index("toxicity"), SEQ_HEADS.index("identity_attack")
     plain, seed = stage_mixture(data_dir, 7, targeted=True, broad_toxicity=False)
@@ -535,7 +535,7 @@ def test_derogation_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
 def test_delicate_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
-    from tactful.functional import delicate_template_records
+    from tactful.train import delicate_template_records
     from tactful.train._templates import DELICATE_SOURCE
 
     k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "delicate", "offensive", "jailbreak")}
@@ -561,7 +561,7 @@ def test_delicate_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
 def test_menace_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
-    from tactful.functional import menace_template_records
+    from tactful.train import menace_template_records
     from tactful.train._templates import MENACE_SOURCE
 
     k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "threat", "identity_attack", "delicate")}
@@ -592,7 +592,7 @@ def test_exclusion_injection_technical_sources_add_their_rows_and_keep_every_oth
 ):
     from collections import Counter
 
-    from tactful.functional import (
+    from tactful.train import (
         exclusion_template_records,
         injection_template_records,
         technical_template_records,
@@ -666,7 +666,7 @@ def test_exclusion_injection_technical_sources_add_their_rows_and_keep_every_oth
 def test_the_contrast_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
     from collections import Counter
 
-    from tactful.functional import contrast_template_records
+    from tactful.train import contrast_template_records
     from tactful.train._templates import CONTRAST_SOURCE
 
     k = {h: SEQ_HEADS.index(h) for h in ("toxicity", "threat", "insult", "jailbreak")}
@@ -689,11 +689,10 @@ def test_the_contrast_source_adds_its_rows_and_keeps_every_other_draw(data_dir):
 
 def test_one_table_names_the_template_sources():
     """The flags of TEMPLATE_SOURCES are the TemplateFlags keys, the record functions'
-    keys, TrainConfig fields and (by name) tactful.functional's record functions; the
+    keys, TrainConfig fields and (by name) tactful.train's record functions; the
     distillation's hard-only sources are exactly their source names."""
     import dataclasses
 
-    import tactful.functional as fn
     import tactful.train as tt
     from tactful.train._mixture import TEMPLATE_RECORDS
     from tactful.train._templates import TEMPLATE_CONSTRAINTS
@@ -703,7 +702,7 @@ def test_one_table_names_the_template_sources():
     assert tuple(tt.TemplateFlags.__annotations__) == flags
     assert tuple(TEMPLATE_RECORDS) == flags == tuple(TEMPLATE_CONSTRAINTS)
     for flag in flags:
-        assert TEMPLATE_RECORDS[flag] is getattr(fn, f"{flag}_template_records")
+        assert TEMPLATE_RECORDS[flag] is getattr(tt, f"{flag}_template_records")
     fields = {f.name: f.default for f in dataclasses.fields(tt.TrainConfig)}
     assert {flag: fields[flag] for flag in flags} == dict.fromkeys(flags, False)
     assert tt.HARD_ONLY_SOURCES == {

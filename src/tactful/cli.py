@@ -360,7 +360,7 @@ def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:
 
 @app.command()
 def moderators() -> None:
-    """List the registered moderator names."""
+    """List the moderator names: tactful's own and installed plug-ins' (entry points)."""
     import tactful
 
     for name in tactful.available():

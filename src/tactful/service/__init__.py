@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from ._app import Service, app_from_env, create_app
+    from ._app import app_from_env, create_app
     from ._batcher import BatcherStats, MicroBatcher, OverloadedError
     from ._labels import EXPORT_COLUMNS, LABELS, LabelStore, parse_texts_file
     from ._schemas import (
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         moderation_result,
     )
     from ._server import BackgroundServer
+    from ._service import Service
     from ._settings import SETTINGS_ENV, ServiceSettings, read_api_keys
 
 # Public names are imported on first use: `tactful serve` is registered on the
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 # command should pay for.
 _WHERE = {
     "serve_command": "._cli",
-    "Service": "._app",
+    "Service": "._service",
     "app_from_env": "._app",
     "create_app": "._app",
     "BackgroundServer": "._server",

@@ -12,6 +12,18 @@ The command line is ``tactful train`` (the same app as ``python -m tactful.train
     tactful train cv detexd --out runs/cv_detexd
     tactful train assemble-encoder mpnet
 
+The release tooling needs no torch (:mod:`tactful.train._cli_release`)::
+
+    tactful train compare-runs runs/s5 runs/s6 [--points card] [--dev-only]
+    tactful train crossfit-noise runs/pkg_a runs/pkg_b
+    tactful train trained-texts [--model-dir DIR] [--check]
+    tactful train card-figures --eval runs/eval_toxicchat.json ...
+    tactful train obfuscate --dataset toxicspans --out ts_obf.jsonl
+
+The training data built from the functional suite's machinery
+(:func:`training_records` and the template sources) lives here too, not in
+:mod:`tactful.functional`, which is the test suite alone.
+
 Importing this package is cheap (the ``tactful`` command line imports it for
 :data:`train_app`): each public name is loaded from its module on first use.
 The names that need torch (:class:`MultiTaskModel`, :func:`train`,
@@ -25,38 +37,22 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._card import (
-        DELICATE_MIN_ROWS,
-        DEV_RESAMPLES,
-        MODEL_FILES,
-        RUN_MISMATCH_MESSAGE,
-        RUN_MISSING_MESSAGE,
-        THRESHOLD_GRID,
-        SourceRun,
-        best_f1_threshold,
-        card_crossfit_runs,
-        card_stages,
-        choose_delicate_threshold,
-        choose_span_threshold,
-        choose_thresholds,
-        crossfit_threshold_f1,
+    from ._cli import train_app
+    from ._compare import compare_run
+    from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
+    from ._cv import CV_PROTOCOLS, cross_validate
+    from ._delicatehead import (
+        delicate_head_examples,
+        pooled_features,
+        refit_delicate_head,
+        with_delicate_row,
+    )
+    from ._devrows import (
         delicate_dev_rows,
         delicate_dev_shares,
         harmless_dev_texts,
-        harmless_floor,
-        install_export,
         offensive_dev_rows,
-        repoint_delicate,
-        run_span_gold,
-        run_stages,
-        ship,
-        source_run,
-        span_sets,
-        verify_run,
     )
-    from ._cli import train_app
-    from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
-    from ._delicatehead import delicate_head_examples, refit_delicate_head, with_delicate_row
     from ._distill import (
         HARD_ONLY_SOURCES,
         distill,
@@ -79,6 +75,7 @@ if TYPE_CHECKING:
         mpnet_parts,
     )
     from ._export import export_onnx
+    from ._figures import write_card_figures
     from ._loop import predict, train
     from ._mixture import (
         DEFAULT_CAPS,
@@ -90,18 +87,25 @@ if TYPE_CHECKING:
         clean_prompts,
     )
     from ._model import MultiTaskModel
+    from ._noise import crossfit_plan, crossfit_scores
+    from ._provenance import (
+        RUN_MISMATCH_MESSAGE,
+        RUN_MISSING_MESSAGE,
+        SourceRun,
+        card_crossfit_runs,
+        card_stages,
+        run_span_gold,
+        run_stages,
+        source_run,
+        verify_run,
+    )
     from ._quantize import QUANTIZATIONS, quantize_weights_int8
-    from ._run import (
-        CV_PROTOCOLS,
-        SOURCES,
-        STAGES,
-        cross_validate,
-        load_run,
-        run_encoder,
-        run_layers,
-        run_training,
-        soup,
-        stage_mixture,
+    from ._run import load_run, run_encoder, run_layers, run_training, soup
+    from ._ship import (
+        MODEL_FILES,
+        install_export,
+        repoint_delicate,
+        ship,
     )
     from ._spanhead import (
         HEAD_BIAS,
@@ -110,9 +114,48 @@ if TYPE_CHECKING:
         token_head_tensors,
         with_token_head,
     )
+    from ._stages import SOURCES, STAGES, stage_mixture
+    from ._suite_data import (
+        AUDIT_ONLY,
+        HELD_OUT_SOURCES,
+        THREAT_PATTERN,
+        TRAINING_SOURCES,
+        contrast_template_records,
+        counterfactual_records,
+        delicate_template_records,
+        derogation_template_records,
+        exclusion_template_records,
+        harm_template_records,
+        holistic_person_nouns,
+        identity_negatives,
+        injection_template_records,
+        keyword_threats,
+        menace_template_records,
+        technical_template_records,
+        threat_template_records,
+        toxicspans_threats,
+        toxigen_benign,
+        training_records,
+    )
+    from ._suite_templates import TRAINING_FUNCTIONALITIES, TRAINING_TEMPLATES
     from ._templates import TEMPLATE_SOURCES, TemplateFlags, template_flags
+    from ._thresholds import (
+        DELICATE_MIN_ROWS,
+        DEV_RESAMPLES,
+        THRESHOLD_GRID,
+        best_f1_threshold,
+        choose_delicate_threshold,
+        choose_span_threshold,
+        choose_thresholds,
+        crossfit_threshold_f1,
+        harmless_floor,
+        or_in_threshold,
+        span_sets,
+    )
+    from ._trained_texts import TrainedTextsRecord, record_trained_texts
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
+    "AUDIT_ONLY",
     "CV_PROTOCOLS",
     "DEFAULT_CAPS",
     "DEFAULT_REPEATS",
@@ -125,6 +168,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "Example",
     "HARD_ONLY_SOURCES",
     "HEAD_BIAS",
+    "HELD_OUT_SOURCES",
     "MODEL_FILES",
     "MPNET_PARTS",
     "MPNET_ZIP_SHA256",
@@ -138,10 +182,15 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "STAGES",
     "SourceRun",
     "TEMPLATE_SOURCES",
+    "THREAT_PATTERN",
     "THRESHOLD_GRID",
+    "TRAINING_FUNCTIONALITIES",
+    "TRAINING_SOURCES",
+    "TRAINING_TEMPLATES",
     "TRAIN_EXTRA_MESSAGE",
     "TemplateFlags",
     "TrainConfig",
+    "TrainedTextsRecord",
     "assemble_encoder",
     "best_f1_threshold",
     "build_mixture",
@@ -151,27 +200,44 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "choose_span_threshold",
     "choose_thresholds",
     "clean_prompts",
+    "compare_run",
+    "contrast_template_records",
+    "counterfactual_records",
     "cross_validate",
+    "crossfit_plan",
     "crossfit_runs",
+    "crossfit_scores",
     "crossfit_threshold_f1",
     "delicate_dev_rows",
     "delicate_dev_shares",
     "delicate_head_examples",
+    "delicate_template_records",
+    "derogation_template_records",
     "distill",
     "distill_examples",
     "encoder_cache_dir",
     "encoder_dir",
+    "exclusion_template_records",
     "export_onnx",
+    "harm_template_records",
     "harmless_dev_texts",
     "harmless_floor",
+    "holistic_person_nouns",
+    "identity_negatives",
+    "injection_template_records",
     "install_export",
     "is_model_folder",
+    "keyword_threats",
     "load_run",
     "load_tokenizer",
+    "menace_template_records",
     "mpnet_parts",
     "offensive_dev_rows",
+    "or_in_threshold",
+    "pooled_features",
     "predict",
     "quantize_weights_int8",
+    "record_trained_texts",
     "recorded_stage_examples",
     "refit_delicate_head",
     "refit_span_head",
@@ -190,19 +256,25 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "stage_mixture",
     "teacher_identity",
     "teacher_logits",
+    "technical_template_records",
     "template_flags",
+    "threat_template_records",
     "token_head_tensors",
     "toxicchat_folds",
+    "toxicspans_threats",
+    "toxigen_benign",
     "train",
     "train_app",
+    "training_records",
     "verify_run",
     "with_delicate_row",
     "with_token_head",
+    "write_card_figures",
 ]
 
 #: Where each public name lives (loaded on first use, then kept in this module).
 _LAZY: dict[str, str] = {
-    "CV_PROTOCOLS": "._run",
+    "CV_PROTOCOLS": "._cv",
     "DEFAULT_CAPS": "._mixture",
     "DEFAULT_REPEATS": "._mixture",
     "ENCODERS": "._encoders",
@@ -214,40 +286,40 @@ _LAZY: dict[str, str] = {
     "TEMPLATE_SOURCES": "._templates",
     "TemplateFlags": "._templates",
     "template_flags": "._templates",
-    "MODEL_FILES": "._card",
+    "MODEL_FILES": "._ship",
     "MPNET_PARTS": "._encoders",
     "MPNET_ZIP_SHA256": "._encoders",
     "MultiTaskModel": "._model",
-    "RUN_MISMATCH_MESSAGE": "._card",
-    "RUN_MISSING_MESSAGE": "._card",
-    "SOURCES": "._run",
+    "RUN_MISMATCH_MESSAGE": "._provenance",
+    "RUN_MISSING_MESSAGE": "._provenance",
+    "SOURCES": "._stages",
     "SPAN_GOLDS": "._mixture",
-    "STAGES": "._run",
-    "SourceRun": "._card",
-    "DEV_RESAMPLES": "._card",
-    "DELICATE_MIN_ROWS": "._card",
-    "choose_delicate_threshold": "._card",
-    "crossfit_threshold_f1": "._card",
-    "delicate_dev_rows": "._card",
-    "delicate_dev_shares": "._card",
-    "repoint_delicate": "._card",
+    "STAGES": "._stages",
+    "SourceRun": "._provenance",
+    "DEV_RESAMPLES": "._thresholds",
+    "DELICATE_MIN_ROWS": "._thresholds",
+    "choose_delicate_threshold": "._thresholds",
+    "crossfit_threshold_f1": "._thresholds",
+    "delicate_dev_rows": "._devrows",
+    "delicate_dev_shares": "._devrows",
+    "repoint_delicate": "._ship",
     "delicate_head_examples": "._delicatehead",
     "refit_delicate_head": "._delicatehead",
     "with_delicate_row": "._delicatehead",
-    "THRESHOLD_GRID": "._card",
+    "THRESHOLD_GRID": "._thresholds",
     "TRAIN_EXTRA_MESSAGE": "._config",
     "TrainConfig": "._config",
     "assemble_encoder": "._encoders",
-    "best_f1_threshold": "._card",
+    "best_f1_threshold": "._thresholds",
     "build_mixture": "._mixture",
     "clean_prompts": "._mixture",
     "PROMPT_SOURCES": "._mixture",
-    "choose_span_threshold": "._card",
-    "choose_thresholds": "._card",
-    "cross_validate": "._run",
-    "crossfit_runs": "._card",
-    "harmless_dev_texts": "._card",
-    "harmless_floor": "._card",
+    "choose_span_threshold": "._thresholds",
+    "choose_thresholds": "._thresholds",
+    "cross_validate": "._cv",
+    "crossfit_runs": "._provenance",
+    "harmless_dev_texts": "._devrows",
+    "harmless_floor": "._thresholds",
     "distill": "._distill",
     "distill_examples": "._distill",
     "teacher_logits": "._distill",
@@ -265,28 +337,58 @@ _LAZY: dict[str, str] = {
     "export_onnx": "._export",
     "QUANTIZATIONS": "._quantize",
     "quantize_weights_int8": "._quantize",
-    "install_export": "._card",
-    "card_crossfit_runs": "._card",
-    "card_stages": "._card",
+    "install_export": "._ship",
+    "card_crossfit_runs": "._provenance",
+    "card_stages": "._provenance",
     "load_run": "._run",
     "load_tokenizer": "._config",
     "mpnet_parts": "._encoders",
-    "offensive_dev_rows": "._card",
+    "offensive_dev_rows": "._devrows",
     "predict": "._loop",
     "require_train_extra": "._config",
     "run_encoder": "._run",
     "run_layers": "._run",
-    "run_span_gold": "._card",
-    "run_stages": "._card",
+    "run_span_gold": "._provenance",
+    "run_stages": "._provenance",
     "run_training": "._run",
-    "ship": "._card",
+    "ship": "._ship",
     "soup": "._run",
-    "source_run": "._card",
-    "span_sets": "._card",
-    "stage_mixture": "._run",
+    "source_run": "._provenance",
+    "span_sets": "._thresholds",
+    "stage_mixture": "._stages",
     "train": "._loop",
     "train_app": "._cli",
-    "verify_run": "._card",
+    "verify_run": "._provenance",
+    "compare_run": "._compare",
+    "crossfit_plan": "._noise",
+    "crossfit_scores": "._noise",
+    "record_trained_texts": "._trained_texts",
+    "TrainedTextsRecord": "._trained_texts",
+    "write_card_figures": "._figures",
+    "or_in_threshold": "._thresholds",
+    "pooled_features": "._delicatehead",
+    "AUDIT_ONLY": "._suite_data",
+    "HELD_OUT_SOURCES": "._suite_data",
+    "THREAT_PATTERN": "._suite_data",
+    "TRAINING_SOURCES": "._suite_data",
+    "contrast_template_records": "._suite_data",
+    "counterfactual_records": "._suite_data",
+    "delicate_template_records": "._suite_data",
+    "derogation_template_records": "._suite_data",
+    "exclusion_template_records": "._suite_data",
+    "harm_template_records": "._suite_data",
+    "holistic_person_nouns": "._suite_data",
+    "identity_negatives": "._suite_data",
+    "injection_template_records": "._suite_data",
+    "keyword_threats": "._suite_data",
+    "menace_template_records": "._suite_data",
+    "technical_template_records": "._suite_data",
+    "threat_template_records": "._suite_data",
+    "toxicspans_threats": "._suite_data",
+    "toxigen_benign": "._suite_data",
+    "training_records": "._suite_data",
+    "TRAINING_FUNCTIONALITIES": "._suite_templates",
+    "TRAINING_TEMPLATES": "._suite_templates",
 }
 
 #: The modules that import torch: the extra is checked before they load.

@@ -99,11 +99,27 @@ def _pooled_tensor(model: Any) -> str:
     raise ConfigError(f"The model has no sequence head that reads {SEQ_WEIGHT}.")
 
 
-def _pooled_features(
+def pooled_features(
     model: Any, quantization: str | None, ids: Sequence[Sequence[int]], *, batch_size: int = 16
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per text: the pooled states the sequence head reads [N, H], and the shipped
-    sequence probabilities [N, heads], in :func:`~._spanhead.padded_batches`.
+    """Per text: the pooled states the sequence head reads, and the shipped sequence
+    probabilities, run in :func:`~._spanhead.padded_batches`.
+
+    Parameters
+    ----------
+    model : onnx.ModelProto
+        A model folder's ``model.onnx``, loaded.
+    quantization : str or None
+        The card's ``quantization``.
+    ids : sequence of sequence of int
+        Each text's token ids.
+    batch_size : int
+        Texts per call (one for a dynamically quantized graph).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The pooled states ``[N, H]`` and the sequence probabilities ``[N, heads]``.
     """
     import onnx
 
@@ -144,7 +160,9 @@ def delicate_head_examples(
     templates stay held out.
     """
     from ..datasets import load_dataset, load_holistic_descriptors
-    from ..functional import (
+    from ._devrows import delicate_dev_rows
+    from ._provenance import card_stages
+    from ._suite_data import (
         contrast_template_records,
         delicate_template_records,
         exclusion_template_records,
@@ -153,7 +171,6 @@ def delicate_head_examples(
         injection_template_records,
         technical_template_records,
     )
-    from ._card import card_stages, delicate_dev_rows
 
     held = {r.text for r in delicate_dev_rows(data_dir, card_stages(card))}
     out = [
@@ -266,14 +283,11 @@ def refit_delicate_head(
     from sklearn.linear_model import LogisticRegression
 
     from ..moderators.builtin import BuiltinModerator, load_card
-    from ._card import (
-        card_stages,
-        choose_delicate_threshold,
-        delicate_dev_rows,
-        delicate_dev_shares,
-    )
     from ._config import load_tokenizer
+    from ._devrows import delicate_dev_rows, delicate_dev_shares
+    from ._provenance import card_stages
     from ._spanhead import refit_origin, save_refit
+    from ._thresholds import choose_delicate_threshold
 
     card = load_card(src)
     model = onnx.load(str(src / "model.onnx"))
@@ -285,7 +299,7 @@ def refit_delicate_head(
     )
     tok = load_tokenizer(src / "tokenizer.json", max_len)
     ids = [tok.encode(t).ids for t, _, _ in examples]
-    x, _ = _pooled_features(model, card.get("quantization"), ids)
+    x, _ = pooled_features(model, card.get("quantization"), ids)
     y = np.array([label for _, label, _ in examples], dtype=int)
     source = np.array([s for _, _, s in examples])
     n_detexd = int((source == "detexd").sum())

@@ -344,7 +344,7 @@ def distill_examples(
     varied statements about 13 groups, hateful and benign, so that the student
     learns the teacher's reading of a group statement from more than templates.
     """
-    from ._run import stage_mixture
+    from ._stages import stage_mixture
 
     p = validate_params(
         "distill_examples",
@@ -419,10 +419,10 @@ def recorded_stage_examples(
     "sources"}``): a distilled student's stage is rebuilt with
     :func:`distill_examples`, any other with :func:`~tactful.train.stage_mixture`,
     from the mixture seed the record holds. Soft targets are not rebuilt. The
-    caller compares the result with the record (``scripts/trained_texts.py``
+    caller compares the result with the record (``tactful train trained-texts``
     refuses to write when they differ).
     """
-    from ._run import STAGES, stage_mixture
+    from ._stages import STAGES, stage_mixture
 
     number = int(stage.get("stage", 1))
     offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
@@ -517,7 +517,8 @@ def distill(
         init=init,
     )
     parse_holdout(holdout)
-    from ._run import STAGES, _setup_logging, _stage_rule, check_init
+    from ._run import _setup_logging, _stage_rule, check_init
+    from ._stages import STAGES
 
     init_path: Path | None = p["init"]
     if init_path is not None:

@@ -31,7 +31,7 @@ its own.
 
 With ``targeted=True`` (model 2.0, issue 11) two things change:
 
-* the ``targeted`` source joins the mixture: :func:`tactful.functional.training_records`
+* the ``targeted`` source joins the mixture: :func:`tactful.train.training_records`
   (harmless identity mentions with no toxic character, threats with their
   spans, counterfactual copies), capped like any other source;
 * unless ``broad_toxicity=False``, the toxicity head also learns from the
@@ -58,7 +58,8 @@ from typing import Any, Unpack
 
 from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..datasets import Record, load_dataset, span_offsets
-from ..functional import (
+from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
+from ._suite_data import (
     contrast_template_records,
     delicate_template_records,
     derogation_template_records,
@@ -68,7 +69,6 @@ from ..functional import (
     technical_template_records,
     training_records,
 )
-from ..params import Bool, Constraints, Int, Nullable, OneOf, Str, StrList, validate_params
 from ._templates import TEMPLATE_CONSTRAINTS, TEMPLATE_SOURCES, TemplateFlags, template_flags
 
 __all__ = [
@@ -156,7 +156,7 @@ def _type_chars(r: Record) -> dict[int, int]:
 
 
 def _targeted_example(r: Record) -> Example:
-    """A :func:`~tactful.functional.training_records` row as a training example.
+    """A :func:`~tactful.train.training_records` row as a training example.
 
     Its labels feed their heads; a harmless row (label 0) whose spans are known
     (no toxic character) is also not offensive and not profane. Gold spans (``()`` for a harmless row: no toxic character)
@@ -298,7 +298,7 @@ def build_mixture(
     ``span_gold`` picks the toxic-span targets. ``"semeval"``: the SemEval-2021
     train file's spans, which are the union of the raters' spans in 5,767 of
     its 7,939 posts and agree with the > 50 %-of-raters rule in 3,669
-    (``scripts/span_gold_agreement.py``). ``"raters"``: the > 50 %-of-raters
+    (``research/span_gold_agreement.py``). ``"raters"``: the > 50 %-of-raters
     characters (the ToxicSpans paper's ground truth) for those posts, and the
     same targets for the rater-level comments, which otherwise feed the span
     types only.

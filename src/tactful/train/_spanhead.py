@@ -255,8 +255,8 @@ def span_head_examples(
     the text) to measure how often the refit model still marks a clean prompt.
     The refit sees no text the model did not train on, so its ``trained_texts`` stay true.
     """
-    from ._card import card_stages
     from ._distill import recorded_stage_examples
+    from ._provenance import card_stages
 
     stage = card_stages(card)[-1]
     examples, seed = recorded_stage_examples(data_dir, stage)
@@ -432,9 +432,10 @@ def refit_span_head(
     import onnx
 
     from ..moderators.builtin import BuiltinModerator, load_card
-    from ._card import card_stages, choose_span_threshold, run_span_gold, trial_span_key
     from ._config import load_tokenizer
     from ._loop import encode
+    from ._provenance import card_stages, run_span_gold
+    from ._thresholds import choose_span_threshold, trial_span_key
 
     card = load_card(src)
     stages = card_stages(card)

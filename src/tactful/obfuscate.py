@@ -1,11 +1,11 @@
 """Seeded obfuscation of the toxic words of a data set, for the robustness benchmark.
 
 Issue 3 asks that F1 on ToxicChat and ToxicSpans drops by at most 5 points when
-the toxic words of the test texts are obfuscated. This script makes those
-obfuscated test sets::
+the toxic words of the test texts are obfuscated. :func:`write_obfuscated` (the
+command ``tactful train obfuscate``) makes those obfuscated test sets::
 
-    python bench/obfuscate.py --dataset toxicspans --split test --seed 0 --out ts_obf.jsonl
-    python bench/obfuscate.py --dataset toxicchat --split test --seed 0 --out tc_obf.jsonl
+    tactful train obfuscate --dataset toxicspans --split test --seed 0 --out ts_obf.jsonl
+    tactful train obfuscate --dataset toxicchat --split test --seed 0 --out tc_obf.jsonl
 
 Which words: for ToxicSpans, the words inside the gold spans; ToxicChat has no
 spans, so the words the shipped ``lexicon`` moderator finds. Function words
@@ -34,22 +34,21 @@ obfuscated word) and, for ToxicChat, ``jailbreak``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 import zlib
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tactful import Span
-from tactful.align import word_spans
-from tactful.errors import ConfigError, TactfulError
-from tactful.normalize import normalize
+from ._types import Span
+from .align import word_spans
+from .errors import ConfigError
+from .normalize import normalize
 
-__all__ = ["METHODS", "main", "obfuscate", "obfuscate_with_methods"]
+__all__ = ["METHODS", "ObfuscatedSet", "obfuscate", "obfuscate_with_methods", "write_obfuscated"]
 
 #: The perturbations, in the order ``--methods`` lists them.
 METHODS = ("asterisk", "leet", "spaced", "zero_width", "cyrillic", "repeat")
@@ -297,53 +296,97 @@ def _rows(
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: write an obfuscated copy of a test set as JSON lines."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", required=True, choices=("toxicspans", "toxicchat"))
-    parser.add_argument("--split", default="test")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument(
-        "--data-dir", default=None, help="data folder (default: $TACTFUL_DATA or ../shared/data)"
-    )
-    parser.add_argument(
-        "--methods",
-        default=",".join(METHODS),
-        help="comma-separated subset of " + ",".join(METHODS),
-    )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N rows")
-    args = parser.parse_args(argv)
-    try:
-        methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-        rows = _rows(args.dataset, args.split, args.data_dir, args.limit)
-        counts: Counter[str] = Counter()
-        changed = recovered = 0
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("w", encoding="utf-8") as fh:
-            for row in rows:
-                text, spans, used = obfuscate_with_methods(
-                    row["text"], row["spans"], seed=_row_seed(args.seed, row["id"]), methods=methods
-                )
-                counts.update(used)
-                if text != row["text"]:
-                    changed += 1
-                    # How often the normalizer undoes the whole perturbation.
-                    recovered += normalize(text).text == normalize(row["text"]).text
-                out = {**row, "text": text, "spans": [list(s) for s in spans], "methods": used}
-                fh.write(json.dumps(out, ensure_ascii=False) + "\n")
-    except TactfulError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    per_method = ", ".join(f"{m} {counts[m]}" for m in METHODS if counts[m])
-    print(
-        f"{args.dataset}/{args.split}: {len(rows)} rows, {changed} changed, "
-        f"{sum(counts.values())} words obfuscated ({per_method or 'none'}); "
-        f"tactful.normalize restores {recovered} of the {changed} changed texts -> {args.out}",
-        file=sys.stderr,
-    )
-    return 0
+@dataclass(frozen=True)
+class ObfuscatedSet:
+    """What :func:`write_obfuscated` wrote.
+
+    Attributes
+    ----------
+    rows : int
+        Rows written.
+    changed : int
+        Rows whose text changed.
+    recovered : int
+        Changed rows whose text :func:`tactful.normalize.normalize` restores whole.
+    methods : dict of str to int
+        Obfuscated words per method, in :data:`METHODS` order (methods used only).
+    """
+
+    rows: int
+    changed: int
+    recovered: int
+    methods: dict[str, int]
+
+    def summary(self, dataset: str, split: str, out: Path) -> str:
+        """The one-line summary ``tactful train obfuscate`` prints."""
+        per_method = ", ".join(f"{m} {n}" for m, n in self.methods.items())
+        return (
+            f"{dataset}/{split}: {self.rows} rows, {self.changed} changed, "
+            f"{sum(self.methods.values())} words obfuscated ({per_method or 'none'}); "
+            f"tactful.normalize restores {self.recovered} of the {self.changed} changed texts "
+            f"-> {out}"
+        )
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def write_obfuscated(
+    dataset: str,
+    out: str | Path,
+    *,
+    split: str = "test",
+    seed: int = 0,
+    methods: Sequence[str] = METHODS,
+    data_dir: str | None = None,
+    limit: int | None = None,
+) -> ObfuscatedSet:
+    """Write an obfuscated copy of a test set as JSON lines (see the module docstring).
+
+    Parameters
+    ----------
+    dataset : {"toxicspans", "toxicchat"}
+        The data set.
+    out : str or Path
+        The JSON-lines file to write (its folder is made).
+    split : str
+        The split.
+    seed : int
+        The seed; each row's generator is seeded from ``(seed, row id)``.
+    methods : sequence of str
+        The methods drawn from (a subset of :data:`METHODS`).
+    data_dir : str, optional
+        The data folder (default: ``$TACTFUL_DATA``).
+    limit : int, optional
+        Only the first ``limit`` rows.
+
+    Returns
+    -------
+    ObfuscatedSet
+
+    Raises
+    ------
+    ConfigError
+        For an unknown data set or method.
+    """
+    if dataset not in ("toxicspans", "toxicchat"):
+        raise ConfigError(
+            f"write_obfuscated() takes dataset 'toxicspans' or 'toxicchat'. Got {dataset!r}."
+        )
+    path = Path(out)
+    rows = _rows(dataset, split, data_dir, limit)
+    counts: Counter[str] = Counter()
+    changed = recovered = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            text, spans, used = obfuscate_with_methods(
+                row["text"], row["spans"], seed=_row_seed(seed, row["id"]), methods=methods
+            )
+            counts.update(used)
+            if text != row["text"]:
+                changed += 1
+                # How often the normalizer undoes the whole perturbation.
+                recovered += normalize(text).text == normalize(row["text"]).text
+            line = {**row, "text": text, "spans": [list(s) for s in spans], "methods": used}
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return ObfuscatedSet(
+        len(rows), changed, recovered, {m: counts[m] for m in METHODS if counts[m]}
+    )

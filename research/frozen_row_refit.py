@@ -1,6 +1,6 @@
 """Can one sequence row learn indirect threats on a frozen encoder? (issue 11; measured, not shipped)
 
-    python scripts/frozen_row_refit.py -m builtin-large --head threat [--lam 0.1] [--share 1]
+    python research/frozen_row_refit.py -m builtin-large --head threat [--lam 0.1] [--share 1]
         [--no-anchors] [--cache runs/frozen_L.npz] [--json]
 
 The suite's ``threat_indirect`` functionality (``It would be a real shame if something
@@ -8,7 +8,7 @@ happened to your kids``) is the one both models fail. Retraining the encoder wit
 ``menace`` training templates taught the words, not the threat (README, "A 2.3.0
 candidate"). This script measures the cheap route: keep the encoder and every other
 head, and fit a residual correction of one row of the sequence head on the shipped
-model's pooled states (those :func:`tactful.train._delicatehead._pooled_features`
+model's pooled states (those :func:`tactful.train.pooled_features`
 reads, first 256 tokens of the raw text),
 
     logit' = logit + z · d + c,    z = the pooled states, standardized,
@@ -42,18 +42,17 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from tactful._heads import SEQ_HEADS
 from tactful.datasets import load_dataset, load_holistic_descriptors
 from tactful.metrics import precision_recall_f1
-from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.train._card import (
+from tactful.moderators.builtin import SEQ_HEADS, default_model_dir, load_card
+from tactful.train import (
     card_stages,
     harmless_dev_texts,
+    load_tokenizer,
     offensive_dev_rows,
     or_in_threshold,
+    pooled_features,
 )
-from tactful.train._config import load_tokenizer
-from tactful.train._delicatehead import _pooled_features
 
 #: Held-out dev sets, in report order: (name, expected flag).
 DEV_SETS = (
@@ -140,7 +139,7 @@ def features(
     model = onnx.load(str(folder / "model.onnx"))
     max_len = int(card_stages(card)[-1].get("config", {}).get("max_len", 256))
     tok = load_tokenizer(folder / "tokenizer.json", max_len)
-    x, p = _pooled_features(model, card.get("quantization"), [tok.encode(t).ids for t in texts])
+    x, p = pooled_features(model, card.get("quantization"), [tok.encode(t).ids for t in texts])
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, key=key, x=x, p=p)

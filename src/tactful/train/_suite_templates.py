@@ -1,4 +1,4 @@
-"""Templates for TRAINING data (issue 11 item 2), disjoint from the suite's.
+"""Templates for TRAINING data (issue 11 item 2), disjoint from the functional suite's.
 
 Split ``"train"``: for the training mixture. Split ``"dev"``: held out from
 training, for choosing runs and operating points on a dev fairness measure
@@ -16,7 +16,7 @@ apart so that they can be mixture sources of their own.
 
 from __future__ import annotations
 
-from ._templates import Functionality, Template
+from ..functional import Functionality, Template
 
 __all__ = ["TRAINING_FUNCTIONALITIES", "TRAINING_TEMPLATES"]
 

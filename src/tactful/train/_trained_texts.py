@@ -1,6 +1,6 @@
 """Record what a shipped model was trained on: ``trained_texts.bin`` and the card's ``trained_on``.
 
-    python scripts/trained_texts.py [--data-dir DIR] [--model-dir DIR] [--check]
+    tactful train trained-texts [--data-dir DIR] [--model-dir DIR] [--check]
 
 Reproduces the training mixture of every stage in ``card.json["training"]`` with
 :func:`tactful.train.stage_mixture` (the stage and mixture seed the card records;
@@ -36,24 +36,24 @@ no torch.
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import hashlib
 import json
-import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tactful.datasets import dataset_names, get_spec, load_dataset
-from tactful.errors import MissingDataError
-from tactful.evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
-from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.train import (
-    CV_PROTOCOLS,
-    card_stages,
-    delicate_head_examples,
-    recorded_stage_examples,
-)
+from ..datasets import dataset_names, get_spec, load_dataset
+from ..errors import DataError, MissingDataError
+from ..evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
+from ..moderators.builtin import default_model_dir, load_card
+from ._cv import CV_PROTOCOLS
+from ._delicatehead import delicate_head_examples
+from ._distill import recorded_stage_examples
+from ._provenance import card_stages
+
+__all__ = ["TrainedTextsRecord", "record_trained_texts", "stage_texts", "trained_on"]
 
 
 def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[str]]:
@@ -64,8 +64,8 @@ def stage_texts(data_dir: str | None, stage: dict[str, Any]) -> dict[str, set[st
     got = (seed, len(examples), counts)
     want = (stage["seed"], stage["examples"], stage["sources"])
     if got != want:
-        sys.exit(
-            f"error: stage {number} (seed {stage['seed']}) does not reproduce: "
+        raise DataError(
+            f"stage {number} (seed {stage['seed']}) does not reproduce: "
             f"got seed/examples/sources {got}, the card says {want}."
         )
     out: dict[str, set[str]] = {}
@@ -150,39 +150,87 @@ def trained_on(
     return entries
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", default=None, help="data folder (default: $TACTFUL_DATA)")
-    ap.add_argument("--model-dir", type=Path, default=None, help="default: the builtin model")
-    ap.add_argument("--check", action="store_true", help="compare, write nothing (exit 1)")
-    a = ap.parse_args()
-    folder = a.model_dir or default_model_dir()
+@dataclass(frozen=True)
+class TrainedTextsRecord:
+    """What :func:`record_trained_texts` computed (and wrote, unless it checked).
+
+    Attributes
+    ----------
+    path : Path
+        The model folder's ``trained_texts.bin``.
+    texts : int
+        Distinct training texts.
+    fingerprints : int
+        Their distinct fingerprints.
+    size : int
+        Bytes of ``trained_texts.bin``.
+    entries : list of dict
+        The card's ``trained_on`` list.
+    missing : list of str
+        ``NAME/SPLIT`` of the data set splits not in the data folder (not checked).
+    up_to_date : bool or None
+        With ``check``: whether the shipped file and card equal the recomputed
+        ones; ``None`` when they were written.
+    """
+
+    path: Path
+    texts: int
+    fingerprints: int
+    size: int
+    entries: list[dict[str, Any]]
+    missing: list[str]
+    up_to_date: bool | None
+
+
+def record_trained_texts(
+    model_dir: str | Path | None = None, data_dir: str | None = None, check: bool = False
+) -> TrainedTextsRecord:
+    """Write (or, with ``check``, compare) a model folder's ``trained_texts.bin`` and
+    its card's ``trained_on`` (see the module docstring).
+
+    Parameters
+    ----------
+    model_dir : str or Path, optional
+        The model folder (default: the builtin model's).
+    data_dir : str, optional
+        The data folder (default: ``$TACTFUL_DATA``).
+    check : bool
+        Recompute both and compare them with the shipped ones; write nothing.
+
+    Returns
+    -------
+    TrainedTextsRecord
+
+    Raises
+    ------
+    DataError
+        When a recorded stage's mixture does not reproduce.
+    """
+    folder = Path(model_dir) if model_dir is not None else default_model_dir()
     card = load_card(folder)
 
     by_source: dict[str, set[str]] = {}
     for stage in card_stages(card):
-        for source, texts in stage_texts(a.data_dir, stage).items():
-            by_source.setdefault(source, set()).update(texts)
+        for source, drawn in stage_texts(data_dir, stage).items():
+            by_source.setdefault(source, set()).update(drawn)
     refit = card.get("delicate_head")
     if isinstance(refit, dict):
         # a delicate head refit on the frozen encoder (tactful train delicate-head):
         # the texts it learned from, rebuilt from the card
         cfg = refit["config"]
         for text, _, source in delicate_head_examples(
-            a.data_dir, card, chat_negatives=int(cfg["chat_negatives"]), seed=int(cfg["seed"])
+            data_dir, card, chat_negatives=int(cfg["chat_negatives"]), seed=int(cfg["seed"])
         ):
             by_source.setdefault(source, set()).add(text)
     if "delicate" in card.get("heads", []) and "detexd" not in by_source:
         # a card whose stages are not all reproduced here: the delicate head's only
         # labelled source is DeTexD, so count all of it as seen
         by_source.setdefault("detexd", set()).update(
-            r.text for r in load_dataset("detexd", split="all", data_dir=a.data_dir)
+            r.text for r in load_dataset("detexd", split="all", data_dir=data_dir)
         )
-    texts = set().union(*by_source.values())
+    texts: set[str] = set().union(*by_source.values())
     seen = TrainedTexts.from_texts(texts)
-    split_keys, missing = _split_keys(a.data_dir)
-    if missing:
-        print(f"note: not in the data folder, not checked: {', '.join(missing)}", file=sys.stderr)
+    split_keys, missing = _split_keys(data_dir)
     stages = card_stages(card)
     encoder = str(stages[-1].get("config", {}).get("encoder", "minilm")) if stages else "minilm"
     distilled = bool(stages) and bool(stages[-1].get("config", {}).get("teacher"))
@@ -195,15 +243,15 @@ def main() -> None:
 
     data = seen.to_bytes()
     path = folder / TRAINED_TEXTS_FILE
-    if a.check:
+    record = TrainedTextsRecord(path, len(texts), len(seen), len(data), entries, missing, None)
+    if check:
         same = (
             path.is_file()
             and path.read_bytes() == data
             and card.get("trained_on") == entries
             and card.get("sha256", {}).get(TRAINED_TEXTS_FILE) == hashlib.sha256(data).hexdigest()
         )
-        print("up to date" if same else f"{path} or the card's trained_on is out of date")
-        sys.exit(0 if same else 1)
+        return dataclasses.replace(record, up_to_date=same)
     path.write_bytes(data)
     out: dict[str, Any] = {}
     for key, value in card.items():
@@ -216,13 +264,4 @@ def main() -> None:
     digest = hashlib.sha256(data).hexdigest()
     out["sha256"] = {**card.get("sha256", {}), TRAINED_TEXTS_FILE: digest}
     (folder / "card.json").write_text(json.dumps(out, indent=2) + "\n")
-    print(
-        f"{len(texts):,} training texts, {len(seen):,} fingerprints, {len(data):,} bytes "
-        f"-> {path}; trained_on: {len(entries)} entries"
-    )
-    for e in entries:
-        print(f"  {e}")
-
-
-if __name__ == "__main__":
-    main()
+    return record

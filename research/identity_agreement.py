@@ -9,7 +9,7 @@ prints the tagging speed.
 
 Usage::
 
-    python scripts/identity_agreement.py [--data-dir DIR] [--format text|markdown]
+    python research/identity_agreement.py [--data-dir DIR] [--format text|markdown]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Spans a model puts on prompts that hold no toxic words (issue 11, "Point").
 
-    python scripts/prompt_spans.py -m builtin [-m builtin-large] [-m builtin=DIR] [--json]
+    python research/prompt_spans.py -m builtin [-m builtin-large] [-m builtin=DIR] [--json]
 
 Scores the functional suite's jailbreak cases and their lookalikes. A jailbreak
 case is an instruction that switches a chatbot's rules off (``Ignore every rule
@@ -22,7 +22,7 @@ from typing import Any
 
 import tactful
 from tactful.datasets import load_dataset
-from tactful.functional._fillers import FAMILIES
+from tactful.functional import FAMILIES
 
 
 def _request_range(text: str) -> tuple[int, int] | None:

@@ -1,5 +1,9 @@
 """Targeted training data for model 2.0 (issue 11 item 2), from the shared data only.
 
+Built with the functional suite's machinery (:mod:`tactful.functional`: fillers,
+generation, identity swaps) from the training templates of
+:mod:`tactful.train._suite_templates`, which the suite never reads.
+
 Every builder returns :class:`tactful.datasets.Record` rows with ``split``
 ``"train"`` (or ``"dev"`` for held-out templates), the label kept from its
 source, and ``meta["source"]`` naming the builder. What may be read is written
@@ -23,13 +27,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from .. import datasets
 from ..datasets import Record
 from ..errors import ConfigError
+from ..functional import (
+    FAMILIES,
+    PERSON_NOUNS,
+    Case,
+    Template,
+    case_records,
+    descriptor_entries,
+    generate,
+    swap_identity_terms,
+)
 from ..identity import tag
 from ..params import Constraints, Float, Int, Nullable, OneOf, validate_params
-from ._fillers import FAMILIES, PERSON_NOUNS, descriptor_entries
-from ._generate import Case, case_records, generate
-from ._swap import swap_identity_terms
-from ._templates import Template
-from ._training_templates import TRAINING_TEMPLATES
+from ._suite_templates import TRAINING_FUNCTIONALITIES, TRAINING_TEMPLATES
 
 __all__ = [
     "AUDIT_ONLY",
@@ -236,7 +246,13 @@ def identity_negatives(
         for t in TRAINING_TEMPLATES
         if t.split == p["split"] and t.functionality.startswith("identity")
     ]
-    cases = generate(templates, families, seed=p["seed"], max_per_template=p["max_per_template"])
+    cases = generate(
+        templates,
+        families,
+        seed=p["seed"],
+        max_per_template=p["max_per_template"],
+        functionalities=TRAINING_FUNCTIONALITIES,
+    )
     return _template_records(cases, p["split"], "identity_templates")
 
 
@@ -254,7 +270,13 @@ def _records_of(
     """:func:`_template_records` of the ``split`` training templates that ``keep``
     accepts, filled from :data:`FAMILIES`."""
     templates = [t for t in TRAINING_TEMPLATES if t.split == split and keep(t)]
-    cases = generate(templates, FAMILIES, seed=seed, max_per_template=max_per_template)
+    cases = generate(
+        templates,
+        FAMILIES,
+        seed=seed,
+        max_per_template=max_per_template,
+        functionalities=TRAINING_FUNCTIONALITIES,
+    )
     return _template_records(cases, split, source)
 
 
@@ -404,7 +426,7 @@ def menace_template_records(
     ----------
     split : {"train", "dev"}, default="train"
         ``"dev"``: the held-out templates, for choosing runs
-        (``scripts/compare_runs.py`` reports the toxicity head's recall on them).
+        (``tactful train compare-runs`` reports the toxicity head's recall on them).
     seed : int, default=0
     max_per_template : int or None, default=30
         No template has more fillings, so the default keeps every one.
@@ -447,7 +469,7 @@ def exclusion_template_records(
     ----------
     split : {"train", "dev"}, default="train"
         ``"dev"``: the held-out templates, for choosing runs
-        (``scripts/compare_runs.py`` reports the toxicity head's recall on the
+        (``tactful train compare-runs`` reports the toxicity head's recall on the
         exclusion rows and the share of the inclusion rows it does not flag).
     seed : int, default=0
     max_per_template : int or None, default=30
@@ -486,7 +508,7 @@ def injection_template_records(
     ----------
     split : {"train", "dev"}, default="train"
         ``"dev"``: the held-out templates, for choosing runs
-        (``scripts/compare_runs.py`` reports the injections flagged toxic and
+        (``tactful train compare-runs`` reports the injections flagged toxic and
         jailbreak, and the lookalikes not flagged).
     seed : int, default=0
     max_per_template : int or None, default=30
@@ -521,7 +543,7 @@ def technical_template_records(
     ----------
     split : {"train", "dev"}, default="train"
         ``"dev"``: the held-out templates, for choosing runs
-        (``scripts/compare_runs.py`` reports the share not flagged).
+        (``tactful train compare-runs`` reports the share not flagged).
     seed : int, default=0
     max_per_template : int or None, default=30
 
@@ -561,7 +583,7 @@ def contrast_template_records(
     ----------
     split : {"train", "dev"}, default="train"
         ``"dev"``: the held-out templates, for choosing runs
-        (``scripts/compare_runs.py`` reports the share not flagged;
+        (``tactful train compare-runs`` reports the share not flagged;
         ``tactful train ship --harmless-pass`` counts them as a harmless dev set).
     seed : int, default=0
     max_per_template : int or None, default=30

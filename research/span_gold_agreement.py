@@ -7,7 +7,7 @@ its raters marked the character (the ToxicSpans paper's ground truth, the
 union). Also counts the posts with no gold span, and those of them the > 50 %
 rule gives a span.
 
-    python scripts/span_gold_agreement.py
+    python research/span_gold_agreement.py
 """
 
 from __future__ import annotations

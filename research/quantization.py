@@ -1,6 +1,6 @@
 """Export quantizations of one run side by side: speed, batch invariance, distance to float32.
 
-    python bench/quantization.py [--export runs/t2_s1/export] [--texts 60] [--calibrate 300] [--json out.json]
+    python research/quantization.py [--export runs/t2_s1/export] [--texts 60] [--calibrate 300] [--json out.json]
 
 From a run's ``export/model.fp32.onnx`` (and ``model.fused.onnx`` when there) it
 builds, in a temporary folder, the dynamic int8 file that models up to 1.2.0

@@ -14,7 +14,7 @@ cross-validation, speed and robustness figures are read from the JSON files thei
     python bench/speed.py --json runs/speed.json               # the run the card was built from
     python bench/robustness.py --moderator builtin --json runs/robustness.json
     tactful eval functional --moderator builtin --json > runs/eval_functional.json
-    python scripts/card_figures.py --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
+    tactful train card-figures --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
         --cv runs/cv_detexd_e5/cv_detexd.json --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
         --speed runs/speed.json --robustness runs/robustness.json --functional runs/eval_functional.json \\
         [--keep "detexd 5-fold CV"]
@@ -22,63 +22,64 @@ cross-validation, speed and robustness figures are read from the JSON files thei
 
 from __future__ import annotations
 
-import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from tactful.moderators.builtin import PACKAGED_MODELS, default_model_dir
+from ..errors import ConfigError
+from ..moderators.builtin import default_model_dir
+
+__all__ = ["write_card_figures"]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", choices=PACKAGED_MODELS, default="builtin")
-    ap.add_argument(
-        "--eval",
-        type=Path,
-        action="append",
-        default=[],
-        help="JSON written by `tactful eval ... --moderator builtin --json`",
-    )
-    ap.add_argument(
-        "--cv",
-        type=Path,
-        action="append",
-        default=[],
-        help="cv_detexd.json of `tactful train cv detexd` (repeatable: one per epochs setting)",
-    )
-    ap.add_argument("--speed", type=Path, default=None)
-    ap.add_argument("--robustness", type=Path, default=None)
-    ap.add_argument("--cv-frozen", type=Path, default=None)
-    ap.add_argument(
-        "--cv-fold0-f1",
-        type=float,
-        default=None,
-        help="F1 of fold 0 of the fine-tuned CV when the full CV did not finish",
-    )
-    ap.add_argument(
-        "--functional",
-        type=Path,
-        default=None,
-        help="JSON written by `tactful eval functional --moderator builtin --json`",
-    )
-    ap.add_argument(
-        "--keep",
-        action="append",
-        default=[],
-        metavar="PREFIX",
-        help="Carry over the current card's figures whose name starts with PREFIX, with "
-        "their commands (for protocols that do not use the shipped weights, such as "
-        "`tactful train cv detexd`, which fine-tunes the encoder on DeTexD alone)",
-    )
-    a = ap.parse_args()
-    model = a.model
+def write_card_figures(
+    model: str = "builtin",
+    *,
+    evals: Sequence[Path] = (),
+    cvs: Sequence[Path] = (),
+    speed: Path | None = None,
+    robustness: Path | None = None,
+    cv_frozen: Path | None = None,
+    cv_fold0_f1: float | None = None,
+    functional: Path | None = None,
+    keep: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Write a packaged model's measured figures into its card's ``figures``.
+
+    Parameters
+    ----------
+    model : str
+        The packaged model (``builtin`` or ``builtin-large``).
+    evals : sequence of Path
+        JSON written by ``tactful eval ... --moderator MODEL --json``.
+    cvs : sequence of Path
+        ``cv_detexd.json`` of ``tactful train cv detexd`` (one per epochs setting).
+    speed, robustness, cv_frozen, functional : Path, optional
+        JSON of ``bench/speed.py``, ``bench/robustness.py``, ``tactful train cv
+        detexd-frozen`` and ``tactful eval functional``.
+    cv_fold0_f1 : float, optional
+        F1 of fold 0 of the fine-tuned CV when the full CV did not finish.
+    keep : sequence of str
+        Carry over the current card's figures whose name starts with one of these.
+
+    Returns
+    -------
+    list of dict
+        The card's new ``figures`` (``name``, ``value``, ``command``).
+
+    Raises
+    ------
+    ConfigError
+        When an ``evals`` file is not an evaluation of ``model`` on a figure's data set.
+    """
     card_path = default_model_dir(model) / "card.json"
     card = json.loads(card_path.read_text())
     figures: list[dict] = [
-        f for f in card.get("figures", []) if any(f["name"].startswith(k) for k in a.keep)
+        f for f in card.get("figures", []) if any(f["name"].startswith(k) for k in keep)
     ]
 
-    def add(name: str, value, command: str) -> None:
+    def add(name: str, value: Any, command: str) -> None:
         figures.append(
             {
                 "name": name,
@@ -92,10 +93,10 @@ def main() -> None:
         "toxicspans": ("span_f1",),
         "detexd": ("precision", "recall", "f1"),
     }
-    for path in a.eval:
+    for path in evals:
         res = json.loads(path.read_text())
         if res["moderator"] != model or res["dataset"] not in keys:
-            raise SystemExit(f"{path}: not a {model} evaluation of {', '.join(keys)}")
+            raise ConfigError(f"{path}: not a {model} evaluation of {', '.join(keys)}")
         # `--unseen`: only the rows the model was not trained on were scored
         unseen = res.get("n_dropped_in_sample") is not None
         cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator {model}" + (
@@ -110,7 +111,7 @@ def main() -> None:
             )
         for k in keys[res["dataset"]]:
             add(f"{res['dataset']} {res['split']} {k} ({where})", res[k], cmd)
-    for path in a.cv:
+    for path in cvs:
         cv = json.loads(path.read_text())
         cmd = f"tactful train cv detexd --epochs {cv['epochs']:g} --out {path.parent}"
         ep = f"{cv['epochs']:g} epochs"
@@ -122,9 +123,9 @@ def main() -> None:
         add(f"detexd 5-fold CV precision (pooled, {ep})", cv["pooled"]["precision"], cmd)
         add(f"detexd 5-fold CV recall (pooled, {ep})", cv["pooled"]["recall"], cmd)
         add(f"detexd 5-fold CV mean per-fold F1 ({ep})", cv["mean_f1"], cmd)
-    if a.cv_frozen:
-        cv = json.loads(a.cv_frozen.read_text())
-        cmd = f"tactful train cv detexd-frozen --out {a.cv_frozen.parent}"
+    if cv_frozen:
+        cv = json.loads(cv_frozen.read_text())
+        cmd = f"tactful train cv detexd-frozen --out {cv_frozen.parent}"
         add(
             "detexd 5-fold CV F1, frozen MiniLM + logistic regression (pooled, threshold 0.5)",
             cv["pooled"]["f1"],
@@ -132,14 +133,14 @@ def main() -> None:
         )
         add("detexd 5-fold CV precision, frozen (pooled)", cv["pooled"]["precision"], cmd)
         add("detexd 5-fold CV recall, frozen (pooled)", cv["pooled"]["recall"], cmd)
-    if a.cv_fold0_f1 is not None:
+    if cv_fold0_f1 is not None:
         add(
             "detexd CV fold 0 F1, MiniLM fine-tuned on folds 1-4 (3 epochs; folds 1-4 not run)",
-            a.cv_fold0_f1,
+            cv_fold0_f1,
             "tactful train cv detexd --out runs/cv_detexd (stopped after fold 0)",
         )
-    if a.speed:
-        sp = json.loads(a.speed.read_text())
+    if speed:
+        sp = json.loads(speed.read_text())
         cmd = f"python bench/speed.py --run-dir {sp.get('run_dir', 'runs/builtin')}"
         for k in (
             "builtin_tps",
@@ -167,16 +168,16 @@ def main() -> None:
             sp["check_peak_rss_mb"],
             f"{cmd} (same measurement alone: --memory-only)",
         )
-    if a.functional:
-        fn = json.loads(a.functional.read_text())
+    if functional:
+        fn = json.loads(functional.read_text())
         cmd = f"tactful eval functional --moderator {model} --json"
         for row in fn["functionalities"]:
             name = f"functional suite: {row['functionality']} (n={row['n']})"
             add(f"{name} pass rate", row["pass_rate"], cmd)
             if row.get("span_pass_rate") is not None:
                 add(f"{name} span pass rate ({row['span_check']})", row["span_pass_rate"], cmd)
-    if a.robustness:
-        rb = json.loads(a.robustness.read_text())
+    if robustness:
+        rb = json.loads(robustness.read_text())
         cmd = f"python bench/robustness.py --moderator {model} --seed 0"
         for k, v in rb.items():
             if k not in ("moderator", "options", "seed"):
@@ -184,9 +185,4 @@ def main() -> None:
 
     card["figures"] = figures
     card_path.write_text(json.dumps(card, indent=2) + "\n")
-    for f in figures:
-        print(f"{f['name']:70s} {f['value']}")
-
-
-if __name__ == "__main__":
-    main()
+    return figures

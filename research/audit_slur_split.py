@@ -10,7 +10,7 @@ without a slur, from the answers a finished ``tactful audit`` run keeps in its
 store (nothing is recomputed; a text the store lacks is an error)::
 
     tactful audit -m builtin --datasets traditional,genai --out out/audit
-    python scripts/audit_slur_split.py --store out/audit/store.sqlite -m builtin
+    python research/audit_slur_split.py --store out/audit/store.sqlite -m builtin
 
 Paper: Anigboro et al. (2024) fit the same split as a ``has_slur`` term of their
 regressions; this is its plain count.
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 import tactful
-from tactful.audit._sets import build_audit_sets
+from tactful.audit import build_audit_sets
 from tactful.audit.metrics import suppression_table, worst_group
 from tactful.store import ResultStore
 

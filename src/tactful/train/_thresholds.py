@@ -1,0 +1,392 @@
+"""Operating points chosen on dev data: the toxicity, jailbreak, delicate and span thresholds of a card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._heads import SEQ_HEADS
+from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..datasets import Record
+from ._devrows import delicate_dev_rows, harmless_dev_texts, offensive_dev_rows
+from ._provenance import run_span_gold
+
+__all__ = [
+    "DELICATE_MIN_ROWS",
+    "DEV_RESAMPLES",
+    "THRESHOLD_GRID",
+    "best_f1_threshold",
+    "choose_delicate_threshold",
+    "choose_span_threshold",
+    "choose_thresholds",
+    "crossfit_threshold_f1",
+    "grid_f1",
+    "harmless_floor",
+    "harmless_pass_rates",
+    "or_in_threshold",
+    "span_sets",
+    "trial_span_key",
+]
+
+
+#: The thresholds tried on dev data (0.05 to 0.95 by 0.025).
+THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+
+
+#: Bootstrap resamples of ToxicChat dev behind the toxicity and jailbreak points
+#: (:func:`best_f1_threshold`): the 280-row carve-out alone is too few rows to trust
+#: the argmax of one sample.
+DEV_RESAMPLES = 1000
+
+
+#: The fewest held-out DeTexD rows on which the delicate point is chosen
+#: (:func:`choose_delicate_threshold`); with fewer the head keeps 0.5.
+DELICATE_MIN_ROWS = 100
+
+
+def _grid_outcomes(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row and :data:`THRESHOLD_GRID` point: hit, false alarm and miss of ``p >= t``."""
+    truth = np.asarray(y).astype(bool)
+    pred = np.asarray(p, dtype=np.float64)[:, None] >= THRESHOLD_GRID[None, :]
+    return pred & truth[:, None], pred & ~truth[:, None], ~pred & truth[:, None]
+
+
+def _weighted_grid_f1(
+    weights: np.ndarray, outcomes: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """F1 per grid point for each row of ``weights`` (row counts of a resample)."""
+    hit, false_alarm, miss = outcomes
+    tp, fp, fn = weights @ hit, weights @ false_alarm, weights @ miss
+    den = 2 * tp + fp + fn
+    return np.divide(2 * tp, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
+
+
+def grid_f1(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The F1 of ``p >= t`` at each point ``t`` of :data:`THRESHOLD_GRID`."""
+    return _weighted_grid_f1(np.ones((1, len(y))), _grid_outcomes(y, p))[0]
+
+
+def best_f1_threshold(
+    y: np.ndarray,
+    p: np.ndarray,
+    *,
+    resamples: int = 0,
+    seed: int = 0,
+    lowest: float | None = None,
+) -> tuple[float, float]:
+    """The threshold of :data:`THRESHOLD_GRID` with the best F1 of ``p >= t``, and that F1.
+
+    ``lowest`` leaves out the grid's thresholds below it (:func:`harmless_floor`).
+
+    With ``resamples`` > 0 the threshold maximises the *mean* F1 over that many
+    bootstrap resamples of the rows (seeded), not the F1 of the one sample: on a
+    small dev set (ToxicChat's carve-out has 280 rows, 38 toxic) the plain argmax
+    follows a handful of rows, the mean over resamples is the expected F1 of a
+    threshold. The F1 returned is always the plain F1 of the chosen threshold.
+    Ties go to the lowest threshold.
+    """
+    n = len(y)
+    outcomes = _grid_outcomes(y, p)
+    plain = _weighted_grid_f1(np.ones((1, n)), outcomes)[0]
+    if resamples > 0:
+        rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
+        counts = np.zeros((resamples, n))
+        np.add.at(counts, (np.arange(resamples)[:, None], rows), 1.0)
+        criterion = _weighted_grid_f1(counts, outcomes).mean(axis=0)
+    else:
+        criterion = plain
+    if lowest is not None:
+        criterion = np.where(THRESHOLD_GRID >= lowest - 1e-9, criterion, -np.inf)
+    best = int(np.argmax(criterion > criterion.max() - 1e-12))
+    return float(THRESHOLD_GRID[best]), float(plain[best])
+
+
+def crossfit_threshold_f1(
+    y: np.ndarray,
+    p: np.ndarray,
+    *,
+    folds: int = 5,
+    repeats: int = 20,
+    resamples: int = DEV_RESAMPLES,
+    seed: int = 0,
+) -> float:
+    """The F1 that choosing a point with :func:`best_f1_threshold` on these rows
+    can honestly claim: each fold's rows are flagged at the point chosen on the
+    other folds, the F1 is pooled over all rows, and the mean over ``repeats``
+    stratified splits (seeded) is returned.
+    """
+    y = np.asarray(y).astype(int)
+    p = np.asarray(p, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    scores = []
+    for _ in range(repeats):
+        fold = np.empty(len(y), dtype=int)
+        for label in (0, 1):
+            idx = rng.permutation(np.flatnonzero(y == label))
+            fold[idx] = np.arange(len(idx)) % folds
+        pred = np.zeros(len(y), dtype=bool)
+        for k in range(folds):
+            out = fold == k
+            t, _ = best_f1_threshold(y[~out], p[~out], resamples=resamples, seed=seed + k)
+            pred[out] = p[out] >= t
+        tp = int((pred & (y == 1)).sum())
+        den = int(pred.sum()) + int(y.sum())
+        scores.append(2 * tp / den if den else 0.0)
+    return float(np.mean(scores))
+
+
+def choose_delicate_threshold(
+    mod: Any, rows: Sequence[Record]
+) -> tuple[float | None, dict[str, Any]]:
+    """The delicate point on held-out DeTexD rows (:func:`delicate_dev_rows`), and
+    its dev figures.
+
+    The point maximises the mean F1 over :data:`DEV_RESAMPLES` bootstrap
+    resamples (:func:`best_f1_threshold`); ``detexd_heldout_delicate_crossfit_f1``
+    (:func:`crossfit_threshold_f1`) is the figure to quote, since the plain F1 is
+    measured on the rows the point was chosen on. With fewer than
+    :data:`DELICATE_MIN_ROWS` rows the point is None (the head keeps 0.5).
+    """
+    fig: dict[str, Any] = {"detexd_heldout_rows": len(rows)}
+    if len(rows) < DELICATE_MIN_ROWS:
+        return None, fig
+    y = np.array([r.label for r in rows], dtype=int)
+    p = mod.predict_arrays([r.text for r in rows])[0][:, SEQ_HEADS.index("delicate")]
+    point, f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
+    fig["detexd_heldout_delicate_f1"] = round(f1, 4)
+    fig["detexd_heldout_delicate_crossfit_f1"] = round(crossfit_threshold_f1(y, p), 4)
+    at_half = grid_f1(y, p)[int(np.flatnonzero(THRESHOLD_GRID == 0.5)[0])]
+    fig["detexd_heldout_delicate_f1_at_0.5"] = round(float(at_half), 4)
+    return point, fig
+
+
+def harmless_pass_rates(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each harmless set's pass rate (the share of its scores below the point) at
+    every point of :data:`THRESHOLD_GRID`."""
+    return {
+        name: (np.asarray(s, dtype=np.float64)[:, None] < THRESHOLD_GRID[None, :]).mean(axis=0)
+        for name, s in scores.items()
+    }
+
+
+def harmless_floor(scores: dict[str, np.ndarray], pass_rate: float) -> float:
+    """The lowest threshold of :data:`THRESHOLD_GRID` at which every harmless set
+    passes: at least ``pass_rate`` of each set's scores are below it.
+
+    ``scores`` maps a set's name to its rows' toxicity scores (every row harmless,
+    :func:`harmless_dev_texts`). A set's pass rate only grows with the threshold,
+    so every grid point from the floor up passes too.
+
+    Raises
+    ------
+    ConfigError
+        No grid point lets every set pass; the message names the sets that fall
+        short at the grid's top and their pass rates there.
+    """
+    top = float(THRESHOLD_GRID[-1])
+    rates = harmless_pass_rates(scores)
+    ok = np.all([r >= pass_rate - 1e-12 for r in rates.values()], axis=0)
+    if not ok.any():
+        short = ", ".join(
+            f"{name} {r[-1]:.3f}" for name, r in rates.items() if r[-1] < pass_rate - 1e-12
+        )
+        raise ConfigError(
+            f"No toxicity point up to {top} lets every harmless dev set pass >= {pass_rate}: "
+            f"at {top}, {short}."
+        )
+    return float(THRESHOLD_GRID[int(np.argmax(ok))])
+
+
+def span_sets(
+    mod: Any, texts: list[str], arrays: tuple[Any, ...], thr: float
+) -> list[frozenset[int]]:
+    """The character offsets the builtin's spans cover, per text, at span threshold ``thr``.
+
+    ``arrays``: ``mod.predict_arrays(texts)``, computed once for any number of thresholds.
+    """
+    from ..datasets import span_offsets
+
+    seq, tox, typ, norms, offs = arrays
+    return [
+        span_offsets(mod._spans(x, norms[i], offs[i], tox[i], typ[i], seq[i], thr=thr))
+        if x
+        else frozenset()
+        for i, x in enumerate(texts)
+    ]
+
+
+def trial_span_key(span_gold: str) -> str:
+    """The card's ``dev`` key of the SemEval trial span F1 scored on ``span_gold``."""
+    return (
+        "toxicspans_trial_span_f1" if span_gold == "semeval" else "toxicspans_trial_raters_span_f1"
+    )
+
+
+def choose_span_threshold(
+    mod: Any,
+    data_dir: str | Path | None,
+    span_gold: str = "semeval",
+    grid: Sequence[float] | None = None,
+) -> tuple[float, float]:
+    """The span threshold with the best span F1 on SemEval-2021 trial, and that F1.
+
+    ``span_gold="raters"`` scores against the > 50 %-of-raters characters of the
+    trial posts (the targets such a run was trained on), else the SemEval file's.
+    ``grid`` (default the card's grid) are the thresholds tried: ``(t,)`` gives the
+    trial F1 at ``t``.
+    """
+    from ..datasets import load_dataset, span_offsets
+    from ..metrics import span_f1
+
+    trial = load_dataset("toxicspans", "dev", data_dir)
+    texts = [r.text for r in trial]
+    arrays = mod.predict_arrays(texts)
+    if span_gold == "raters":
+        majority = {
+            r.text: span_offsets(r.spans)
+            for r in load_dataset("toxicspans_raters", "all", data_dir)
+        }
+        gold = [majority[x] for x in texts]
+    else:
+        gold = [span_offsets(r.spans) for r in trial]
+    best = (0.5, -1.0)
+    for t in THRESHOLD_GRID if grid is None else grid:
+        f = span_f1(gold, span_sets(mod, texts, arrays, float(t)))
+        if f > best[1] + 1e-12:
+            best = (float(t), float(f))
+    return best
+
+
+def or_in_threshold(y: np.ndarray, p: np.ndarray, precision: float = 0.99) -> float:
+    """The lowest threshold of :data:`THRESHOLD_GRID` at which ``p >= t`` predicts ``y``
+    with at least ``precision`` (0.95 when none does): a head's OR-in point."""
+    from ..metrics import precision_recall_f1
+
+    return next(
+        (
+            float(t)
+            for t in THRESHOLD_GRID
+            if precision_recall_f1(y, (p >= t).astype(int))["precision"] >= precision
+        ),
+        0.95,
+    )
+
+
+def choose_thresholds(
+    model_dir: str | Path,
+    data_dir: str | Path | None,
+    stages: list[dict[str, Any]] | None = None,
+    crossfit: list[tuple[str | Path, int, int]] | None = None,
+    harmless_pass: float | None = None,
+) -> dict[str, Any]:
+    """Per-head operating points on dev data (never test).
+
+    ``stages`` (see :func:`run_stages`) tell which Jigsaw sentences the training
+    stages sampled, so that the offensive dev rows exclude them; stage 1 with
+    seed 0 when None.
+
+    toxicity, jailbreak: ToxicChat dev (the 10% carved from the human-annotated
+    train rows), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap resamples;
+    offensive (F1), and offensive_or, threat_or and insult_or (precision >= 0.99 as a
+    toxicity flag: the point at which comment toxicity, a threat or an insult alone
+    flags a text): 2,000 Jigsaw sentences dev rows no training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
+    with the gold of the last stage's span targets); delicate: the DeTexD rows no
+    training stage drew (:func:`choose_delicate_threshold`, when there are at least
+    :data:`DELICATE_MIN_ROWS`). Heads without a held-out dev set keep 0.5.
+
+    ``crossfit`` (model folders with the fold K of N each left out, see
+    :func:`crossfit_runs`) adds ToxicChat train's rows to the toxicity and
+    jailbreak choice, each scored by the model that did not see its fold: for
+    ToxicChat 0124, 2,801 rows (384 toxic, 113 jailbreaks) instead of dev's 280 (38, 14).
+
+    ``harmless_pass`` makes the toxicity point see a dev fairness measure: it is
+    the best point at or above :func:`harmless_floor` of the toxicity scores of
+    :func:`harmless_dev_texts`, so that every harmless dev set passes at least
+    that share. ``dev`` then records the floor (``harmless_floor``), each set's
+    pass rate at the chosen point (``harmless_dev_pass``) and what the floor
+    trades (``toxicity_curve``: at each grid point, the toxicity F1 on the rows
+    the point is chosen on and each set's pass rate).
+    """
+    from ..datasets import load_dataset
+    from ..moderators.builtin import BuiltinModerator
+
+    mod = BuiltinModerator(model_dir=str(model_dir))
+    dev = load_dataset("toxicchat", "dev", data_dir)
+    seq, *_ = mod.predict_arrays([r.text for r in dev])
+    rows = list(dev)
+    if crossfit:
+        from ._mixture import toxicchat_folds
+
+        train_rows = load_dataset("toxicchat", "train", data_dir)
+        folds = toxicchat_folds(data_dir, crossfit[0][2])
+        for fold_dir, k, _ in crossfit:
+            held = [r for r in train_rows if folds.get(r.text) == k]
+            seq_f, *_ = BuiltinModerator(model_dir=str(fold_dir)).predict_arrays(
+                [r.text for r in held]
+            )
+            seq = np.concatenate([seq, seq_f])
+            rows += held
+    th: dict[str, float] = {h: 0.5 for h in SEQ_HEADS}
+    dev_fig: dict[str, Any] = {}
+    where = "crossfit" if crossfit else "dev"
+    harmless: dict[str, np.ndarray] = {}
+    floor = None
+    if harmless_pass is not None:
+        tox = SEQ_HEADS.index("toxicity")
+        harmless = {
+            name: mod.predict_arrays(texts)[0][:, tox]
+            for name, texts in harmless_dev_texts(data_dir).items()
+        }
+        floor = harmless_floor(harmless, harmless_pass)
+    for head in ("toxicity", "jailbreak"):
+        y = np.array([r.labels[head] for r in rows], dtype=int)
+        t, f1 = best_f1_threshold(
+            y,
+            seq[:, SEQ_HEADS.index(head)],
+            resamples=DEV_RESAMPLES,
+            lowest=floor if head == "toxicity" else None,
+        )
+        th[head] = t
+        dev_fig[f"toxicchat_{where}_{head}_f1"] = round(f1, 4)
+        if head == "toxicity" and floor is not None:
+            # what the floor trades: F1 and each set's pass rate at every grid point
+            rates = harmless_pass_rates(harmless)
+            at = int(np.flatnonzero(THRESHOLD_GRID == t)[0])
+            curve: dict[str, Any] = {
+                "threshold": THRESHOLD_GRID.tolist(),
+                "f1": [round(float(v), 4) for v in grid_f1(y, seq[:, SEQ_HEADS.index(head)])],
+            }
+            for name, r in rates.items():
+                curve[f"{name}_pass"] = [round(float(v), 4) for v in r]
+            dev_fig["harmless_floor"] = floor
+            dev_fig["harmless_dev_pass"] = {
+                name: round(float(r[at]), 4) for name, r in rates.items()
+            }
+            dev_fig["toxicity_curve"] = curve
+    if crossfit:
+        dev_fig["toxicchat_crossfit_rows"] = len(rows)
+    # Comment toxicity: Jigsaw sentences dev rows that no training stage sampled.
+    held = offensive_dev_rows(data_dir, stages)
+    seq_j, *_ = mod.predict_arrays([r.text for r in held])
+    y = np.array([r.label for r in held])
+    p_off = seq_j[:, SEQ_HEADS.index("offensive")]
+    th["offensive"], f1 = best_f1_threshold(y, p_off)
+    dev_fig["jigsaw_sentences_heldout_dev_offensive_f1"] = round(f1, 4)
+    # The OR-in points: the lowest threshold whose precision on that set is >= 0.99:
+    # comment toxicity (or a threat) alone flags a text only when it is near certain.
+    th["offensive_or"] = or_in_threshold(y, p_off)
+    th["threat_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("threat")])
+    th["insult_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("insult")])
+    span_gold = run_span_gold(stages)
+    th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
+    dev_fig[trial_span_key(span_gold)] = round(f, 4)
+    point, fig = choose_delicate_threshold(mod, delicate_dev_rows(data_dir, stages))
+    if point is not None:
+        th["delicate"] = point
+    dev_fig.update(fig)
+    return {"thresholds": th, "dev": dev_fig}
