@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 import typer
 
 from ..options import DataDirOpt
+from ._cli_legs import add_leg_commands
+from ._cli_release import add_release_commands
 from ._templates import TEMPLATE_SOURCES
 
 __all__ = ["EncoderName", "train_app"]
@@ -233,7 +235,7 @@ def distill_command(
         typer.Argument(
             metavar="TEACHER",
             help="The teacher: a run folder (e.g. an mpnet run) or a shipped model folder "
-            "(card.json + model.onnx, e.g. src/tactful/models/builtin-large).",
+            "(card.json + model.onnx, e.g. models/tactful-builtin-large/tactful_builtin_large/model).",
             show_default=False,
         ),
     ],
@@ -634,3 +636,10 @@ def assemble_command(
         force=force,
     )
     typer.echo(str(path))
+
+
+# The release tooling (compare-runs, crossfit-noise, trained-texts, card-figures, obfuscate).
+add_release_commands(train_app)
+
+# Training in legs and the teacher-label bank (start, resume, label, bank).
+add_leg_commands(train_app)

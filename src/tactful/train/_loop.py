@@ -66,6 +66,18 @@ def encode(ex: Example, tok: Tokenizer) -> Encoded:
     return Encoded(enc.ids, ex.seq, tox, typ, ex.soft_seq, soft)
 
 
+def batch_plan(data: list[Encoded], cfg: TrainConfig) -> list[list[int]]:
+    """The run's batches, in order: a function of the seed, the batch size and the
+    epochs alone, so that the step is the data cursor (a fractional epoch is a prefix
+    of the next epoch's order)."""
+    rng = random.Random(cfg.seed)
+    n_epochs = math.ceil(cfg.epochs)
+    plan: list[list[int]] = []
+    for _ in range(n_epochs):
+        plan.extend(_batches(data, cfg.batch_size, rng))
+    return plan[: round(len(plan) * cfg.epochs / n_epochs)]
+
+
 def _batches(data: list[Encoded], batch_size: int, rng: random.Random) -> list[list[int]]:
     """Length-bucketed batches: sort by length within chunks, shuffle the batches."""
     order = list(range(len(data)))
@@ -171,12 +183,7 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     data = [encode(ex, tok) for ex in examples]
     log.info("encoded %d examples in %.1fs", len(data), time.time() - t0)
 
-    rng = random.Random(cfg.seed)
-    n_epochs = math.ceil(cfg.epochs)
-    plan: list[list[int]] = []
-    for _ in range(n_epochs):
-        plan.extend(_batches(data, cfg.batch_size, rng))
-    plan = plan[: round(len(plan) * cfg.epochs / n_epochs)]
+    plan = batch_plan(data, cfg)
     total = len(plan)
 
     model = MultiTaskModel(cfg.encoder, layers=cfg.layers)

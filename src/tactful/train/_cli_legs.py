@@ -1,0 +1,190 @@
+"""``tactful train start|resume|label|bank``: training in legs and the teacher-label bank.
+
+Each command is one library call (:mod:`tactful.train._legs`,
+:mod:`tactful.train._label`, :mod:`tactful.train._bank`) and prints what it wrote
+and what to commit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..options import DataDirOpt
+
+__all__ = ["add_leg_commands"]
+
+RunsOpt = Annotated[
+    Path, typer.Option("--runs", help="Folder of the committed runs (one subfolder per run).")
+]
+BankOpt = Annotated[Path, typer.Option("--bank", help="Folder of the teacher-label bank.")]
+LegMinutesOpt = Annotated[
+    float,
+    typer.Option(
+        "--leg-minutes", min=0, help="This leg's time budget; the state is saved at its end."
+    ),
+]
+CheckpointOpt = Annotated[
+    float,
+    typer.Option("--checkpoint-minutes", min=0.1, help="Save the state this often during a leg."),
+]
+
+
+def _commit_hint(path: Path) -> None:
+    typer.echo(f"commit it: git add {path} && git commit -m 'training: {path.name}'")
+
+
+def add_leg_commands(app: typer.Typer) -> None:
+    """Add the leg and bank commands to the ``tactful train`` app."""
+
+    @app.command("start")
+    def start(
+        name: Annotated[str, typer.Argument(help="The run's name (its folder under --runs).")],
+        runs: RunsOpt = Path("training/runs"),
+        leg_minutes: LegMinutesOpt = 120.0,
+        checkpoint_minutes: CheckpointOpt = 5.0,
+        encoder: Annotated[str, typer.Option("--encoder", help="minilm or mpnet.")] = "mpnet",
+        r: Annotated[int, typer.Option("--lora-r", min=1, help="Adapter rank.")] = 8,
+        alpha: Annotated[
+            float, typer.Option("--lora-alpha", help="Adapter scale numerator.")
+        ] = 16.0,
+        stage: Annotated[int, typer.Option("--stage", min=1, help="The data's stage.")] = 1,
+        epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+        lr: Annotated[float, typer.Option("--lr", help="Adapters' learning rate.")] = 3e-4,
+        head_lr: Annotated[float, typer.Option("--head-lr")] = 1e-3,
+        batch_size: Annotated[int, typer.Option("--batch-size")] = 16,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        threads: Annotated[int, typer.Option("--threads")] = 2,
+        data_dir: DataDirOpt = None,
+    ) -> None:
+        """Start a run of low-rank adapters and heads on a frozen encoder, and run its first leg."""
+        from ._config import require_train_extra
+
+        require_train_extra()
+        from ._legs import LegConfig, start_run
+
+        cfg = LegConfig(
+            model_kwargs={"encoder": encoder, "r": r, "alpha": alpha},
+            data_kwargs={
+                "data_dir": str(data_dir) if data_dir else None,
+                "stage": stage,
+                "seed": seed,
+            },
+            train={
+                "epochs": epochs,
+                "lr": lr,
+                "head_lr": head_lr,
+                "batch_size": batch_size,
+                "seed": seed,
+                "threads": threads,
+                "encoder": encoder,
+            },
+            checkpoint_minutes=checkpoint_minutes,
+        )
+        res = start_run(name, cfg, runs_dir=runs, leg_minutes=leg_minutes)
+        typer.echo(
+            f"{name}: leg {res.leg} took steps {res.step_from}..{res.step_to} of {res.total} "
+            f"in {res.seconds:.0f} s" + (" (done)" if res.done else "")
+        )
+        _commit_hint(runs / name)
+
+    @app.command("resume")
+    def resume(
+        name: Annotated[str, typer.Argument(help="The run's name (its folder under --runs).")],
+        runs: RunsOpt = Path("training/runs"),
+        leg_minutes: LegMinutesOpt = 120.0,
+    ) -> None:
+        """Run the next leg of a committed run, from its saved state."""
+        from ._config import require_train_extra
+
+        require_train_extra()
+        from ._legs import resume_run
+
+        res = resume_run(name, runs_dir=runs, leg_minutes=leg_minutes)
+        typer.echo(
+            f"{name}: leg {res.leg} took steps {res.step_from}..{res.step_to} of {res.total} "
+            f"in {res.seconds:.0f} s" + (" (done)" if res.done else "")
+        )
+        _commit_hint(runs / name)
+
+    @app.command("label")
+    def label(
+        teacher: Annotated[
+            str, typer.Option("--teacher", help="The teacher: builtin or builtin-large.")
+        ] = "builtin-large",
+        source: Annotated[
+            list[str],
+            typer.Option("--source", help="A bank source, or 'all' (in the bank's order)."),
+        ] = ["all"],  # noqa: B006  (Typer reads the default; it is never mutated)
+        minutes: Annotated[
+            float, typer.Option("--minutes", min=0, help="This leg's time budget.")
+        ] = 60.0,
+        resume: Annotated[
+            bool,
+            typer.Option("--resume/--no-resume", help="Keep the rows the bank holds (default)."),
+        ] = True,
+        threads: Annotated[int, typer.Option("--threads", min=1)] = 2,
+        bank: BankOpt = Path("training/bank"),
+        data_dir: DataDirOpt = None,
+    ) -> None:
+        """Label bank sources with a teacher for as long as the leg allows (resumable)."""
+        import time
+
+        import tactful
+
+        from ._bank import bank_files
+        from ._bank_sources import BANK_SOURCES
+        from ._label import label_source, teacher_id
+
+        names = list(BANK_SOURCES) if source == ["all"] else source
+        mod = tactful.load(teacher, threads=threads)
+        tid = teacher_id(mod)
+        if not resume:
+            for s in names:
+                for f in bank_files(bank, tid, s):
+                    f.unlink()
+        end = time.monotonic() + minutes * 60
+        for s in names:
+            left = (end - time.monotonic()) / 60
+            if left <= 0:
+                break
+            leg = label_source(mod, s, bank, minutes=left, data_dir=data_dir, teacher=tid)
+            state = "done" if leg.done else "paused"
+            typer.echo(
+                f"{s}: {leg.before + leg.labelled}/{leg.total} labelled "
+                f"(+{leg.labelled} in {leg.seconds:.0f} s, {state})"
+            )
+        _commit_hint(bank)
+
+    @app.command("bank")
+    def bank_cmd(
+        bank: BankOpt = Path("training/bank"),
+        as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    ) -> None:
+        """What the teacher-label bank holds: rows per teacher and source, distinct texts."""
+        from ._bank import bank_summary, distinct_texts
+
+        rows = bank_summary(bank)
+        out = {
+            "sources": rows,
+            "distinct_texts": distinct_texts(bank),
+            "files": len(list(bank.glob("*/*.npz"))),
+            "bytes": sum(r["bytes"] for r in rows),
+            "largest_file_bytes": max((p.stat().st_size for p in bank.glob("*/*.npz")), default=0),
+        }
+        if as_json:
+            typer.echo(json.dumps(out))
+            return
+        for r in rows:
+            typer.echo(
+                f"{r['teacher']:<24} {r['source']:<26} {r['rows']:>7} rows "
+                f"({r['seen']} seen by the teacher) {r['bytes'] / 1e6:6.2f} MB"
+            )
+        typer.echo(
+            f"{out['distinct_texts']} distinct texts from {len(rows)} sources in "
+            f"{out['files']} files, {out['bytes'] / 1e6:.2f} MB "
+            f"(largest file {out['largest_file_bytes'] / 1e6:.2f} MB)"
+        )
