@@ -197,6 +197,33 @@ def test_leg_budget_pauses_and_refusals(env, tmp_path):
         resume_run("tiny", runs_dir=tmp_path)
 
 
+def test_a_merged_run_scores_as_its_adapters(env, tmp_path):
+    import legs_tiny
+
+    from tactful.train._legs import load_run_model, merge_run, start_run
+
+    start_run("tiny", _config(env), runs_dir=tmp_path)
+    adapted, _ = load_run_model("tiny", runs_dir=tmp_path)
+    out = merge_run("tiny", tmp_path / "merged", runs_dir=tmp_path)
+    plain = legs_tiny.Tiny().eval()  # no adapters: the pretrained model's parameter names
+    plain.load_state_dict(torch.load(out / "model.pt", weights_only=True))  # strict
+    ids = torch.tensor([[2, 3, 4, 5, 0], [6, 7, 8, 9, 10]])
+    mask = (ids != 0).long()
+    # The eval fast path of nn.TransformerEncoderLayer reads linear1.weight raw: off.
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.no_grad():
+            pairs = list(zip(adapted(ids, mask), plain(ids, mask), strict=True))
+    finally:
+        torch.backends.mha.set_fastpath_enabled(True)
+    for a, b in pairs:
+        assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()
+    info = json.loads((out / "train.json").read_text())
+    assert info["legs_run"]["merged_layers"] == 4  # linear1 and linear2 of 2 layers
+    assert (info["legs_run"]["step"], info["legs_run"]["total_steps"]) == (24, 24)
+    assert [g["step_to"] for g in info["legs_run"]["legs"]] == [24]
+
+
 def test_lora_starts_as_the_base_layer():
     from tactful.train._legs import LoRALinear, apply_lora
 

@@ -21,6 +21,7 @@ import csv
 import hashlib
 import os
 from collections.abc import Callable, Iterator
+from itertools import chain
 from pathlib import Path
 
 from ..config import resolve_data_dir
@@ -133,6 +134,35 @@ def _suite_training_templates(data_dir: Path) -> Iterator[str]:
         yield from (r.text for r in getattr(mod, f"{flag}_template_records")())
 
 
+def _chat_variations(data_dir: Path) -> Iterator[str]:
+    # Crops of ToxicChat's train prompts (not dev: it chooses the operating points) and of
+    # the in-the-wild jailbreaks; then jailbreak templates recombined with train requests.
+    from ..datasets import load_dataset
+    from ._variations import all_crops, recombine
+
+    chat = [r.text for r in load_dataset("toxicchat", "train", data_dir=data_dir)]
+    wild = [r.text for r in load_dataset("jailbreak_inthewild", "all", data_dir=data_dir)]
+    fuzzer = [r.text for r in load_dataset("gptfuzzer", "all", data_dir=data_dir)]
+    requests = [*_harmful_requests(data_dir), *_truthfulqa(data_dir)]
+    # A crop can equal a held-out prompt verbatim (a short one): those are left out.
+    held = {
+        r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
+    }
+    for text in chain(
+        all_crops(chat),
+        all_crops(wild),
+        recombine(fuzzer, requests, VARIATION_REQUESTS_PER_FUZZER_TEMPLATE),
+        recombine(wild, requests, VARIATION_REQUESTS_PER_WILD_TEMPLATE),
+    ):
+        if text not in held:
+            yield text
+
+
+#: Requests put into each GPTFuzzer template, and after each in-the-wild jailbreak.
+VARIATION_REQUESTS_PER_FUZZER_TEMPLATE = 30
+VARIATION_REQUESTS_PER_WILD_TEMPLATE = 6
+
+
 #: Where the suite's training-data builders live, and the named template sources.
 _SUITE_DATA_MODULE = "tactful.train"
 _TEMPLATE_FLAGS = (
@@ -160,6 +190,7 @@ BANK_SOURCES: dict[str, Callable[[Path], Iterator[str]]] = {
     "toxigen_seeds": _toxigen_seeds,
     "detexd": _registered("detexd", "all"),
     "suite_training_templates": _suite_training_templates,
+    "chat_variations": _chat_variations,
     "toxicspans": _registered("toxicspans", "train", "dev"),
     "toxicspans_raters": _registered("toxicspans_raters", "all", exclude=_semeval_posts),
     "toxigen": _registered("toxigen", "all"),

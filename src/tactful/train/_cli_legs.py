@@ -1,4 +1,4 @@
-"""``tactful train start|resume|label|bank``: training in legs and the teacher-label bank.
+"""``tactful train start|resume|merge|label|bank``: training in legs and the teacher-label bank.
 
 Each command is one library call (:mod:`tactful.train._legs`,
 :mod:`tactful.train._label`, :mod:`tactful.train._bank`) and prints what it wrote
@@ -109,6 +109,30 @@ def add_leg_commands(app: typer.Typer) -> None:
             f"in {res.seconds:.0f} s" + (" (done)" if res.done else "")
         )
         _commit_hint(runs / name)
+
+    @app.command("merge")
+    def merge(
+        name: Annotated[str, typer.Argument(help="The run's name (its folder under --runs).")],
+        out: Annotated[
+            Path,
+            typer.Option(
+                "--out",
+                help="Run folder to write (model.pt with the adapters merged, train.json); "
+                "large: keep it out of git.",
+                file_okay=False,
+                show_default=False,
+            ),
+        ],
+        runs: RunsOpt = Path("training/runs"),
+    ) -> None:
+        """Merge a run's adapters into its encoder at its last checkpoint, as a run folder that
+        export, compare-runs and ship read."""
+        from ._config import require_train_extra
+
+        require_train_extra()
+        from ._legs import merge_run
+
+        typer.echo(str(merge_run(name, out, runs_dir=runs) / "model.pt"))
 
     @app.command("label")
     def label(

@@ -58,6 +58,8 @@ __all__ = [
     "LegResult",
     "LoRALinear",
     "apply_lora",
+    "merge_lora",
+    "merge_run",
     "resume_run",
     "start_run",
     "trainable_state",
@@ -129,6 +131,22 @@ def apply_lora(
                 setattr(parent, attr, LoRALinear(child, r, alpha, dropout))
                 wrapped += 1
     return wrapped
+
+
+def merge_lora(module: nn.Module) -> int:
+    """Fold every :class:`LoRALinear` in ``module`` back into a plain :class:`torch.nn.Linear`
+    (``W + (alpha / r) * B @ A``), in place; the module then has the pretrained model's
+    parameter names and no adapter. Returns the number of layers merged."""
+    merged = 0
+    for parent in list(module.modules()):
+        for attr, child in list(parent.named_children()):
+            if isinstance(child, LoRALinear):
+                base = child.base
+                with torch.no_grad():
+                    base.weight += child.scale * (child.lora_b @ child.lora_a)
+                setattr(parent, attr, base)
+                merged += 1
+    return merged
 
 
 def trainable_state(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -382,6 +400,57 @@ def resume_run(
     return LegResult(
         name, int(leg["leg"]), int(leg["step_from"]), step, total, float(leg["wall_seconds"])
     )
+
+
+def load_run_model(
+    name: str, *, runs_dir: str | os.PathLike[str] = "training/runs"
+) -> tuple[nn.Module, LegConfig]:
+    """The model of a committed run at its last checkpoint (adapters not merged), in eval mode."""
+    run = Path(runs_dir) / name
+    if not (run / "state.pt").exists():
+        raise ConfigError(RUN_MISSING_MESSAGE.format(path=run).replace("config.json", "state.pt"))
+    lc = LegConfig(**json.loads((run / "config.json").read_text()))
+    torch.manual_seed(TrainConfig(**lc.train).seed)
+    model: nn.Module = _call(lc.model, lc.model_kwargs)
+    state = torch.load(run / "state.pt", map_location="cpu", weights_only=True)
+    model.load_state_dict(state["trainable"], strict=False)
+    return model.eval(), lc
+
+
+def merge_run(
+    name: str, out: str | os.PathLike[str], *, runs_dir: str | os.PathLike[str] = "training/runs"
+) -> Path:
+    """Write a committed run, adapters merged, as a run folder the other ``tactful train``
+    commands read: ``OUT/model.pt`` (the full weights: large, never committed) and
+    ``OUT/train.json`` (the encoder, the run's config, its legs and steps).
+
+    ``tactful train export OUT``, ``compare-runs OUT`` and ``ship OUT`` then work on it as on
+    any run.
+    """
+    run = Path(runs_dir) / name
+    model, lc = load_run_model(name, runs_dir=runs_dir)
+    n = merge_lora(model)
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), out_dir / "model.pt")
+    state = torch.load(run / "state.pt", map_location="cpu", weights_only=True)
+    info = {
+        "encoder": lc.model_kwargs.get("encoder", "mpnet"),
+        "layers": lc.model_kwargs.get("layers"),
+        "config": {**lc.train, **lc.data_kwargs},
+        "legs_run": {
+            "name": name,
+            "model": lc.model,
+            "model_kwargs": lc.model_kwargs,
+            "merged_layers": n,
+            "step": int(state["step"]),
+            "total_steps": lc.total_steps,
+            "examples_sha256": lc.examples_sha256,
+            "legs": _read_json(run / "legs.json", []),
+        },
+    }
+    _atomic_write(out_dir / "train.json", json.dumps(info, indent=2).encode())
+    return out_dir
 
 
 def _read_json_lines(path: Path) -> list[dict[str, Any]]:
