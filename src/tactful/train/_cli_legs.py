@@ -1,4 +1,4 @@
-"""``tactful train start|resume|merge|label|bank``: training in legs and the teacher-label bank.
+"""``tactful train start|resume|merge|student|label|bank``: training in legs and the teacher-label bank.
 
 Each command is one library call (:mod:`tactful.train._legs`,
 :mod:`tactful.train._label`, :mod:`tactful.train._bank`) and prints what it wrote
@@ -133,6 +133,54 @@ def add_leg_commands(app: typer.Typer) -> None:
         from ._legs import merge_run
 
         typer.echo(str(merge_run(name, out, runs_dir=runs) / "model.pt"))
+
+    @app.command("student")
+    def student_cmd(
+        out: Annotated[
+            Path,
+            typer.Argument(
+                metavar="OUT", help="Run folder to write (model.pt, train.json, export/)."
+            ),
+        ],
+        teacher: Annotated[
+            str, typer.Option("--teacher", help="Whose labels: an installed packaged model.")
+        ] = "builtin-large",
+        bank: BankOpt = Path("training/bank"),
+        stage: Annotated[int, typer.Option("--stage", min=1, help="The mixture's stage.")] = 1,
+        layers: Annotated[
+            int | None, typer.Option("--layers", min=1, help="Keep MiniLM's first N layers.")
+        ] = None,
+        epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+        alpha: Annotated[
+            float, typer.Option("--alpha", min=0, max=1, help="Weight of the soft targets.")
+        ] = 0.7,
+        max_bank_only: Annotated[
+            int | None,
+            typer.Option(
+                "--max-bank-only", min=0, help="At most this many texts the mixture lacks."
+            ),
+        ] = None,
+        seed: Annotated[int, typer.Option("--seed")] = 0,
+        threads: Annotated[int, typer.Option("--threads", min=1)] = 2,
+        data_dir: DataDirOpt = None,
+    ) -> None:
+        """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
+        from ._student import student
+
+        path = student(
+            out,
+            teacher=teacher,
+            bank=bank,
+            data_dir=data_dir,
+            stage=stage,
+            seed=seed,
+            layers=layers,
+            epochs=epochs,
+            alpha=alpha,
+            max_bank_only=max_bank_only,
+            threads=threads,
+        )
+        typer.echo(str(path / "export" / "model.onnx"))
 
     @app.command("label")
     def label(

@@ -1,0 +1,215 @@
+"""A student from the teacher-label bank, in one leg.
+
+The bank (:mod:`tactful.train._bank`) holds a teacher's sequence probabilities for every
+training-eligible text; it stores no text, only each text's sha256, so the texts are built
+again from the data folder (:func:`~tactful.train._bank_sources.source_texts`) and joined by
+key. The student's examples are a stage mixture (hard labels and gold spans), each with the
+bank's probabilities as soft targets where the bank holds its text, plus every banked text
+the mixture does not hold, with soft targets only. ToxicChat's ``dev`` and ``test`` prompts
+are never examples: ``dev`` chooses the operating points.
+
+Nothing here runs the teacher: a student needs no mpnet, and labels are paid for once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._hashing import sha256_file
+from .._heads import SEQ_HEADS
+from ..errors import ConfigError
+from ._bank import TeacherId, read_bank, text_key
+from ._bank_sources import BANK_SOURCES, source_texts
+from ._distill import HARD_ONLY_SOURCES
+from ._mixture import NAN, Example
+
+__all__ = [
+    "BANK_EMPTY_MESSAGE",
+    "bank_examples",
+    "installed_teacher",
+    "student",
+]
+
+log = logging.getLogger("tactful.train")
+
+BANK_EMPTY_MESSAGE = (
+    "The bank in {bank} holds no labels of {teacher}: label first "
+    "(tactful train label --teacher {name} --source all)."
+)
+
+#: Probabilities are clipped to this distance from 0 and 1 before they become logits.
+EPS = 1e-4
+
+
+def installed_teacher(name: str) -> TeacherId:
+    """The :class:`TeacherId` of an installed packaged model (no model is loaded)."""
+    from .._models import model_dir
+
+    folder = model_dir(name)
+    card = json.loads((folder / "card.json").read_text())
+    return TeacherId(name, str(card["version"]), sha256_file(folder / "model.onnx"))
+
+
+def _logits(p: np.ndarray) -> list[float]:
+    q = np.clip(p.astype(np.float64), EPS, 1 - EPS)
+    return [NAN if math.isnan(v) else float(v) for v in np.log(q / (1 - q))]
+
+
+def bank_examples(
+    mixture: Sequence[Example],
+    bank: str | Path,
+    teacher: TeacherId,
+    data_dir: str | Path | None = None,
+    *,
+    sources: Sequence[str] | None = None,
+    max_bank_only: int | None = None,
+    seed: int = 0,
+    held_out: frozenset[str] = frozenset(),
+) -> tuple[list[Example], dict[str, Any]]:
+    """The student's examples and what they hold.
+
+    ``mixture``'s examples get the bank's logits as ``soft_seq`` where the bank holds
+    their text (a labelled head of a :data:`~tactful.train.HARD_ONLY_SOURCES` row keeps
+    its label alone); each banked text of ``sources`` (default: all) that the mixture
+    lacks is added once with soft targets only (``max_bank_only``: a seeded sample of
+    that many). Texts in ``held_out`` are dropped everywhere.
+
+    Returns the examples (mixture first, then the bank-only texts, in sources' order) and
+    a summary: examples, with soft targets, bank-only texts per source.
+
+    Raises
+    ------
+    ConfigError
+        The bank holds no labels of ``teacher`` (:data:`BANK_EMPTY_MESSAGE`).
+    DataError
+        A bank file was labelled by another teacher or is damaged.
+    """
+    names = list(BANK_SOURCES) if sources is None else list(sources)
+    soft: dict[bytes, np.ndarray] = {}
+    bank_only: list[Example] = []
+    per_source: dict[str, int] = {}
+    have = {e.text for e in mixture}
+    for source in names:
+        f = read_bank(bank, teacher, source)
+        if f is None:
+            continue
+        index = {bytes(k): i for i, k in enumerate(f.keys)}
+        # The bank's heads, in the student's order (NaN for a head the teacher lacks).
+        cols = [f.heads.index(h) if h in f.heads else -1 for h in SEQ_HEADS]
+        probs = np.concatenate([f.probs.astype(np.float32), np.full((len(f), 1), np.nan)], 1)
+        probs = probs[:, cols]
+        added = 0
+        for text in source_texts(source, data_dir):
+            key = text_key(text)
+            i = index.get(key)
+            if i is None or text in held_out:
+                continue
+            soft.setdefault(key, probs[i])
+            if text not in have:
+                have.add(text)
+                bank_only.append(Example(text, f"bank:{source}", [NAN] * len(SEQ_HEADS)))
+                added += 1
+        per_source[source] = added
+    if not soft:
+        raise ConfigError(BANK_EMPTY_MESSAGE.format(bank=bank, teacher=teacher, name=teacher.name))
+    if max_bank_only is not None and len(bank_only) > max_bank_only:
+        rng = random.Random(f"bank-only:{seed}")
+        keep = set(rng.sample(range(len(bank_only)), max_bank_only))
+        bank_only = [e for i, e in enumerate(bank_only) if i in keep]
+
+    def with_soft(e: Example) -> Example:
+        p = soft.get(text_key(e.text))
+        if p is None:
+            return e
+        logits = _logits(p)
+        if e.source in HARD_ONLY_SOURCES:
+            logits = [v if math.isnan(h) else NAN for v, h in zip(logits, e.seq, strict=True)]
+        return dataclasses.replace(e, soft_seq=logits)
+
+    out = [with_soft(e) for e in mixture if e.text not in held_out] + [
+        with_soft(e) for e in bank_only
+    ]
+    summary = {
+        "examples": len(out),
+        "with_soft_targets": sum(e.soft_seq is not None for e in out),
+        "mixture": len(out) - len(bank_only),
+        "bank_only": len(bank_only),
+        "bank_only_by_source": per_source,
+    }
+    return out, summary
+
+
+def student(
+    out: str | Path,
+    *,
+    teacher: str = "builtin-large",
+    bank: str | Path = "training/bank",
+    data_dir: str | Path | None = None,
+    stage: int = 1,
+    seed: int = 0,
+    layers: int | None = None,
+    epochs: float = 1.0,
+    alpha: float = 0.7,
+    temperature: float = 1.0,
+    max_bank_only: int | None = None,
+    threads: int = 2,
+    export: bool = True,
+) -> Path:
+    """Train a MiniLM student from the pretrained encoder on :func:`bank_examples` of
+    stage ``stage``'s mixture, and write a run folder like ``tactful train run``
+    (``model.pt``, ``train.json`` with the bank's summary, ``export/``)."""
+    from ._config import TrainConfig, require_train_extra
+
+    require_train_extra()
+    from ..datasets import load_dataset
+    from ._export import export_onnx
+    from ._loop import train
+    from ._run import _setup_logging
+    from ._stages import stage_mixture
+
+    out_dir = Path(out)
+    if (out_dir / "model.pt").exists():
+        raise ConfigError(f"{out_dir} already holds a model.pt: choose another --out.")
+    _setup_logging(out_dir)
+    tid = installed_teacher(teacher)
+    held = frozenset(
+        r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
+    )
+    mixture, run_seed = stage_mixture(data_dir, stage, seed)
+    examples, summary = bank_examples(
+        mixture, bank, tid, data_dir, max_bank_only=max_bank_only, seed=run_seed, held_out=held
+    )
+    random.Random(f"student:{run_seed}").shuffle(examples)
+    log.info("student: %s", json.dumps(summary))
+    cfg = TrainConfig(
+        epochs=epochs,
+        seed=run_seed,
+        head_lr=1e-3,
+        stage=stage,
+        encoder="minilm",
+        layers=layers,
+        teacher=f"bank:{tid.folder}",
+        alpha=alpha,
+        temperature=temperature,
+        threads=threads,
+    )
+    model = train(examples, out_dir, cfg)
+    info = json.loads((out_dir / "train.json").read_text())
+    info["teacher_bank"] = {
+        "bank": str(bank),
+        "teacher": dataclasses.asdict(tid),
+        **summary,
+    }
+    (out_dir / "train.json").write_text(json.dumps(info, indent=2))
+    if export:
+        export_onnx(model, out_dir / "export")
+    return out_dir
