@@ -177,7 +177,7 @@ def stage_examples(
     data_dir: str | None = None, *, stage: int = 1, seed: int = 0, **flags: Any
 ) -> list[Any]:
     """The examples of a training stage (:func:`~tactful.train.stage_mixture`)."""
-    from . import stage_mixture
+    from ._stages import stage_mixture
 
     return stage_mixture(data_dir, stage, seed, **flags)[0]
 
