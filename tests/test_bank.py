@@ -123,3 +123,66 @@ def test_item_split_is_stable_and_near_its_share():
     # The first items of one source, pinned: a change of the rule changes every split.
     first = [item_split("advbench", str(i)) for i in range(8)]
     assert first == ["train", "train", "test", "train", "train", "train", "train", "train"]
+
+
+def test_per_character_files_round_trip_in_parts_and_refuse(tmp_path, monkeypatch):
+    from tactful.train._bank import chars_files, read_chars, write_chars
+
+    monkeypatch.setattr(_bank, "MAX_CHARS", 10)
+    rows = {
+        text_key("idiot"): np.array([0.9, 0.9, 0.8, 0.9, 0.7], np.float16),
+        text_key("hi there"): np.array([0.1] * 2 + [np.nan] + [0.0] * 5, np.float16),
+        text_key("ok"): np.array([0.2, 0.3], np.float16),
+    }
+    files = write_chars(tmp_path, TEACHER, "toxicspans", rows)
+    # 5 + 8 > 10 characters: a second part; 8 + 2 fit in it.
+    assert [p.name for p in files] == ["toxicspans.0.npz", "toxicspans.1.npz"]
+    got = read_chars(tmp_path, TEACHER, "toxicspans")
+    assert got is not None and list(got) == list(rows)
+    for k, v in rows.items():
+        np.testing.assert_array_equal(got[k], v)  # NaN where no token covered a character
+    monkeypatch.setattr(_bank, "MAX_CHARS", 100)
+    assert [p.name for p in write_chars(tmp_path, TEACHER, "toxicspans", rows)] == [
+        "toxicspans.npz"
+    ]
+    # The parts of the larger write are gone.
+    one = tmp_path / "builtin-large-2.2.2" / "chars" / "toxicspans.npz"
+    assert chars_files(tmp_path, TEACHER, "toxicspans") == [one]
+    other = TeacherId("builtin", "2.1.2", "ef" * 32)
+    assert read_chars(tmp_path, other, "toxicspans") is None
+    with pytest.raises(
+        DataError, match=r"was labelled by builtin-large 2\.2\.2 .* builtin 2\.1\.2"
+    ):
+        # Another teacher's name on the folder: the files inside still say who labelled them.
+        (tmp_path / "builtin-2.1.2").symlink_to(tmp_path / "builtin-large-2.2.2")
+        read_chars(tmp_path, other, "toxicspans")
+
+
+def test_a_labelling_leg_with_the_builtin_model_keeps_span_characters(tmp_path, monkeypatch):
+    import tactful
+    from tactful.train import _bank_sources
+    from tactful.train._bank import read_chars
+    from tactful.train._label import label_source, teacher_id
+
+    texts = ["you are an idiot", "have a lovely day", "shut up, you moron"]
+    monkeypatch.setitem(_bank_sources.BANK_SOURCES, "toxicspans", lambda d: iter(texts))
+    mod = tactful.load("builtin", threads=1)
+    leg = label_source(mod, "toxicspans", tmp_path, minutes=5, data_dir=tmp_path, limit=2)
+    assert (leg.total, leg.before, leg.labelled, leg.done) == (3, 0, 2, False)
+    tid = teacher_id(mod)
+    leg = label_source(mod, "toxicspans", tmp_path, minutes=5, data_dir=tmp_path, teacher=tid)
+    assert (leg.before, leg.labelled, leg.done) == (2, 1, True)
+    bank = read_bank(tmp_path, tid, "toxicspans")
+    chars = read_chars(tmp_path, tid, "toxicspans")
+    assert bank is not None and chars is not None and len(bank) == len(chars) == 3
+    seq = mod.predict_arrays(texts)[0]
+    np.testing.assert_allclose(bank.lookup(texts), seq.astype(np.float16), atol=0)
+    for t in texts:
+        assert len(chars[text_key(t)]) == len(t)
+    insult = chars[text_key("you are an idiot")].astype(np.float32)
+    # The runtime's span is where the per-character probability passes its span point.
+    span = mod.analyze(["you are an idiot"])[0].spans
+    assert span and all(
+        insult[i] >= mod.card["thresholds"]["span"] for s in span for i in range(s.start, s.end)
+    )
+    assert np.nanmax(chars[text_key("have a lovely day")].astype(np.float32)) < 0.5

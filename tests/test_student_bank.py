@@ -82,6 +82,7 @@ def test_soft_targets_by_text_in_the_students_head_order(bank):
     assert summary == {
         "examples": 6,
         "with_soft_targets": 5,
+        "with_soft_characters": 0,
         "mixture": 4,
         "bank_only": 2,
         "bank_only_by_source": {"chat": 0, "variants": 2},
@@ -106,3 +107,23 @@ def test_a_sample_of_bank_only_texts_and_the_refusals(bank):
         DataError, match=r"was labelled by builtin-large 2\.2\.2 \(model sha256 000000"
     ):
         bank_examples([], bank, TEACHER, bank)
+
+
+def test_span_texts_get_the_teachers_character_logits(bank, monkeypatch):
+    from tactful.train._bank import write_chars
+
+    monkeypatch.setattr("tactful.train._student.CHAR_SOURCES", ("chat",))
+    text = "you absolute idiot"
+    probs = np.full(len(text), 0.1, np.float16)
+    probs[13:] = 0.9  # "idiot"
+    probs[3] = np.nan  # the space: no token covered it
+    write_chars(bank, TEACHER, "chat", {text_key(text): probs})
+    mixture = [Example(text, "toxicspans", _labels(toxicity=1))]
+    out, summary = bank_examples(mixture, bank, TEACHER, bank)
+    tox = out[0].soft_tox
+    assert tox is not None and len(tox) == len(text)
+    assert tox[13] == pytest.approx(math.log(0.9 / 0.1), abs=2e-3)
+    assert tox[0] == pytest.approx(math.log(0.1 / 0.9), abs=2e-3)
+    assert math.isnan(tox[3])
+    assert summary["with_soft_characters"] == 1
+    assert out[1].soft_tox is None  # a banked text whose characters the bank does not hold

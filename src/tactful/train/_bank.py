@@ -20,6 +20,13 @@ Each file is a compressed NumPy archive holding no objects (``allow_pickle=False
     heads, the source, the row count and the sha256 of ``keys``, ``probs`` and
     ``seen`` (the content hash).
 
+Texts with toxic spans (:data:`CHAR_SOURCES`) also get the teacher's toxic probability per
+*character* of the text, which a student with another tokenizer averages over its own tokens:
+``chars/SOURCE.npz`` beside the source's file (``SOURCE.K.npz`` parts of at most
+:data:`MAX_CHARS` characters), holding ``keys``, ``lens`` (``int32 [N]``, each text's length)
+and ``chars`` (``float16 [sum(lens)]``, NaN where no token of the teacher covered the
+character), with a ``meta`` like the main file's (format :data:`CHARS_FORMAT`).
+
 Files are written atomically (a temporary file, then :func:`os.replace`), so a
 labelling leg that is killed loses only the rows since its last save. The reader
 refuses, in one line, a file whose teacher, version or model hash is not the one
@@ -44,17 +51,28 @@ __all__ = [
     "BANK_CORRUPT_MESSAGE",
     "BANK_FORMAT",
     "BANK_MISMATCH_MESSAGE",
+    "CHARS_FORMAT",
+    "CHAR_SOURCES",
+    "MAX_CHARS",
     "MAX_ENTRIES",
     "BankFile",
     "TeacherId",
     "bank_files",
     "read_bank",
+    "read_chars",
     "text_key",
     "write_bank",
+    "write_chars",
 ]
 
 #: The format tag in every file's ``meta``.
 BANK_FORMAT = "tactful.bank/1"
+#: The format tag of the per-character files.
+CHARS_FORMAT = "tactful.bank-chars/1"
+#: The bank sources whose texts carry toxic spans: their per-character probabilities are kept.
+CHAR_SOURCES = ("toxicspans", "toxicspans_raters")
+#: Characters per per-character file (float16: 2 bytes each before compression).
+MAX_CHARS = 3_000_000
 
 #: Rows per file at most: 48 bytes a row uncompressed, so a part stays far below 10 MB.
 MAX_ENTRIES = 150_000
@@ -281,3 +299,114 @@ def merge_rows(
         np.concatenate([old.probs, np.asarray(probs, np.float16).reshape(-1, n_heads)]),
         np.concatenate([old.seen, np.asarray(seen, bool)]),
     )
+
+
+def _chars_hash(keys: np.ndarray, lens: np.ndarray, chars: np.ndarray) -> str:
+    h = hashlib.sha256()
+    for a in (keys, lens, chars):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def chars_files(folder: str | os.PathLike[str], teacher: TeacherId, source: str) -> list[Path]:
+    """The per-character files of one source, parts in order (may be empty)."""
+    base = Path(folder) / teacher.folder / "chars"
+    parts = sorted(
+        base.glob(f"{source}.*.npz"), key=lambda p: int(p.name[len(source) + 1 : -len(".npz")])
+    )
+    one = base / f"{source}.npz"
+    return ([one] if one.exists() else []) + parts
+
+
+def write_chars(
+    folder: str | os.PathLike[str],
+    teacher: TeacherId,
+    source: str,
+    per_text: dict[bytes, np.ndarray],
+) -> list[Path]:
+    """Write the per-character toxic probabilities of one source's texts (by key),
+    atomically, in parts of at most :data:`MAX_CHARS` characters. Returns the files."""
+    base = Path(folder) / teacher.folder / "chars"
+    base.mkdir(parents=True, exist_ok=True)
+    groups: list[list[bytes]] = [[]]
+    size = 0
+    for key, arr in per_text.items():
+        if groups[-1] and size + len(arr) > MAX_CHARS:
+            groups.append([])
+            size = 0
+        groups[-1].append(key)
+        size += len(arr)
+    written: list[Path] = []
+    for k, group in enumerate(groups):
+        path = base / (f"{source}.npz" if len(groups) == 1 else f"{source}.{k}.npz")
+        keys = np.frombuffer(b"".join(group), dtype=np.uint8).reshape(-1, 32)
+        lens = np.array([len(per_text[g]) for g in group], dtype=np.int32)
+        chars = (
+            np.concatenate([per_text[g] for g in group]).astype(np.float16)
+            if group
+            else np.zeros(0, np.float16)
+        )
+        meta = {
+            "format": CHARS_FORMAT,
+            "teacher": teacher.name,
+            "version": teacher.version,
+            "sha256": teacher.sha256,
+            "source": source,
+            "rows": len(group),
+            "content_sha256": _chars_hash(keys, lens, chars),
+        }
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(
+                f, keys=keys, lens=lens, chars=chars, meta=np.array(json.dumps(meta))
+            )
+        os.replace(tmp, path)
+        written.append(path)
+    for old in chars_files(folder, teacher, source):
+        if old not in written:
+            old.unlink()
+    return written
+
+
+def read_chars(
+    folder: str | os.PathLike[str], teacher: TeacherId, source: str
+) -> dict[bytes, np.ndarray] | None:
+    """The per-character toxic probabilities (float16) of one source's texts, by key
+    (``None`` when the bank holds none).
+
+    Raises
+    ------
+    DataError
+        A file of another teacher (:data:`BANK_MISMATCH_MESSAGE`) or a damaged one
+        (:data:`BANK_CORRUPT_MESSAGE`).
+    """
+    files = chars_files(folder, teacher, source)
+    if not files:
+        return None
+    out: dict[bytes, np.ndarray] = {}
+    for path in files:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                keys, lens, chars = z["keys"], z["lens"], z["chars"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise DataError(
+                BANK_CORRUPT_MESSAGE.format(path=path, problem=f"not a bank file ({exc})")
+            ) from None
+        found = TeacherId(str(meta["teacher"]), str(meta["version"]), str(meta["sha256"]))
+        if meta.get("format") != CHARS_FORMAT or found != teacher:
+            raise DataError(BANK_MISMATCH_MESSAGE.format(path=path, found=found, wanted=teacher))
+        if (
+            len(keys) != meta["rows"]
+            or int(lens.sum()) != len(chars)
+            or _chars_hash(keys, lens, chars) != meta["content_sha256"]
+        ):
+            raise DataError(
+                BANK_CORRUPT_MESSAGE.format(
+                    path=path, problem="its rows do not match its content hash"
+                )
+            )
+        ends = np.cumsum(lens)
+        for key, end, n in zip(keys, ends, lens, strict=True):
+            out[bytes(key)] = chars[end - n : end]
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -240,12 +240,16 @@ def add_leg_commands(app: typer.Typer) -> None:
         from ._bank import bank_summary, distinct_texts
 
         rows = bank_summary(bank)
-        out = {
+        chars = sorted(bank.glob("*/chars/*.npz"))
+        files = sorted(bank.glob("*/*.npz")) + chars
+        char_files = {str(p.relative_to(bank)): p.stat().st_size for p in chars}
+        out: dict[str, Any] = {
             "sources": rows,
             "distinct_texts": distinct_texts(bank),
-            "files": len(list(bank.glob("*/*.npz"))),
-            "bytes": sum(r["bytes"] for r in rows),
-            "largest_file_bytes": max((p.stat().st_size for p in bank.glob("*/*.npz")), default=0),
+            "files": len(files),
+            "bytes": sum(p.stat().st_size for p in files),
+            "character_files": char_files,
+            "largest_file_bytes": max((p.stat().st_size for p in files), default=0),
         }
         if as_json:
             typer.echo(json.dumps(out))
@@ -255,6 +259,8 @@ def add_leg_commands(app: typer.Typer) -> None:
                 f"{r['teacher']:<24} {r['source']:<26} {r['rows']:>7} rows "
                 f"({r['seen']} seen by the teacher) {r['bytes'] / 1e6:6.2f} MB"
             )
+        for name, size in char_files.items():
+            typer.echo(f"{name:<51} per-character toxic probabilities {size / 1e6:6.2f} MB")
         typer.echo(
             f"{out['distinct_texts']} distinct texts from {len(rows)} sources in "
             f"{out['files']} files, {out['bytes'] / 1e6:.2f} MB "

@@ -20,10 +20,19 @@ import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS
-from ._bank import TeacherId, merge_rows, read_bank, text_key, write_bank
+from ._bank import (
+    CHAR_SOURCES,
+    TeacherId,
+    merge_rows,
+    read_bank,
+    read_chars,
+    text_key,
+    write_bank,
+    write_chars,
+)
 from ._bank_sources import source_texts
 
-__all__ = ["LabelLeg", "label_source", "teacher_id"]
+__all__ = ["LabelLeg", "char_probs", "label_source", "teacher_id"]
 
 log = logging.getLogger("tactful.train")
 
@@ -55,6 +64,19 @@ def teacher_id(moderator: Any) -> TeacherId:
     )
 
 
+def char_probs(text: str, tox: np.ndarray, norm: Any, offsets: Any) -> np.ndarray:
+    """The teacher's toxic probability per character of ``text`` (float16; NaN where
+    no token covered it; the largest where tokens overlap), through the normalizer's
+    offset map, as the runtime's spans are placed."""
+    from ..align import align_tokens
+
+    out = np.full(len(text), np.nan, dtype=np.float32)
+    for k, (a, z) in enumerate(align_tokens(list(offsets), norm)):
+        if z > a:
+            out[a:z] = tox[k] if np.isnan(out[a]) else max(out[a], tox[k])
+    return out.astype(np.float16)
+
+
 def label_source(
     moderator: Any,
     source: str,
@@ -83,6 +105,10 @@ def label_source(
     if limit is not None:
         todo = todo[:limit]
     seen_set = moderator.trained_texts()
+    with_chars = source in CHAR_SOURCES
+    char_rows: dict[bytes, np.ndarray] = (
+        (read_chars(bank_dir, teacher, source) or {}) if with_chars else {}
+    )
     keys: list[bytes] = []
     probs: list[np.ndarray] = []
     seen: list[bool] = []
@@ -94,6 +120,8 @@ def label_source(
         if not keys:
             return
         k, p, s = merge_rows(old, keys, np.concatenate(probs), np.array(seen), len(SEQ_HEADS))
+        if with_chars:  # first: a text in the main file always has its characters
+            write_chars(bank_dir, teacher, source, char_rows)
         write_bank(bank_dir, teacher, source, SEQ_HEADS, k, p, s)
         old = read_bank(bank_dir, teacher, source)
         keys, probs, seen = [], [], []
@@ -103,7 +131,10 @@ def label_source(
         if time.monotonic() >= deadline:
             break
         chunk = todo[start : start + CHUNK]
-        seq = moderator.predict_arrays(chunk)[0]
+        seq, tox, _typ, norms, offsets = moderator.predict_arrays(chunk)
+        if with_chars:
+            for text, t, norm, offs in zip(chunk, tox, norms, offsets, strict=True):
+                char_rows[text_key(text)] = char_probs(text, t, norm, offs)
         keys.extend(text_key(t) for t in chunk)
         probs.append(seq.astype(np.float16))
         seen.extend(bool(seen_set is not None and t in seen_set) for t in chunk)

@@ -27,7 +27,7 @@ import numpy as np
 from .._hashing import sha256_file
 from .._heads import SEQ_HEADS
 from ..errors import ConfigError
-from ._bank import TeacherId, read_bank, text_key
+from ._bank import CHAR_SOURCES, TeacherId, read_bank, read_chars, text_key
 from ._bank_sources import BANK_SOURCES, source_texts
 from ._distill import HARD_ONLY_SOURCES
 from ._mixture import NAN, Example
@@ -78,7 +78,8 @@ def bank_examples(
     """The student's examples and what they hold.
 
     ``mixture``'s examples get the bank's logits as ``soft_seq`` where the bank holds
-    their text (a labelled head of a :data:`~tactful.train.HARD_ONLY_SOURCES` row keeps
+    their text (and, for a text of :data:`~tactful.train._bank.CHAR_SOURCES`, its
+    per-character toxic logits as ``soft_tox``) (a labelled head of a :data:`~tactful.train.HARD_ONLY_SOURCES` row keeps
     its label alone); each banked text of ``sources`` (default: all) that the mixture
     lacks is added once with soft targets only (``max_bank_only``: a seeded sample of
     that many). Texts in ``held_out`` are dropped everywhere.
@@ -95,6 +96,7 @@ def bank_examples(
     """
     names = list(BANK_SOURCES) if sources is None else list(sources)
     soft: dict[bytes, np.ndarray] = {}
+    char_probs: dict[bytes, np.ndarray] = {}
     bank_only: list[Example] = []
     per_source: dict[str, int] = {}
     have = {e.text for e in mixture}
@@ -103,6 +105,9 @@ def bank_examples(
         if f is None:
             continue
         index = {bytes(k): i for i, k in enumerate(f.keys)}
+        if source in CHAR_SOURCES:
+            for key, arr in (read_chars(bank, teacher, source) or {}).items():
+                char_probs.setdefault(key, arr)
         # The bank's heads, in the student's order (NaN for a head the teacher lacks).
         cols = [f.heads.index(h) if h in f.heads else -1 for h in SEQ_HEADS]
         probs = np.concatenate([f.probs.astype(np.float32), np.full((len(f), 1), np.nan)], 1)
@@ -127,13 +132,16 @@ def bank_examples(
         bank_only = [e for i, e in enumerate(bank_only) if i in keep]
 
     def with_soft(e: Example) -> Example:
-        p = soft.get(text_key(e.text))
+        key = text_key(e.text)
+        p = soft.get(key)
         if p is None:
             return e
         logits = _logits(p)
         if e.source in HARD_ONLY_SOURCES:
             logits = [v if math.isnan(h) else NAN for v, h in zip(logits, e.seq, strict=True)]
-        return dataclasses.replace(e, soft_seq=logits)
+        c = char_probs.get(key)
+        tox = None if c is None else np.array(_logits(c), dtype=np.float32)
+        return dataclasses.replace(e, soft_seq=logits, soft_tox=tox)
 
     out = [with_soft(e) for e in mixture if e.text not in held_out] + [
         with_soft(e) for e in bank_only
@@ -141,6 +149,7 @@ def bank_examples(
     summary = {
         "examples": len(out),
         "with_soft_targets": sum(e.soft_seq is not None for e in out),
+        "with_soft_characters": sum(e.soft_tox is not None for e in out),
         "mixture": len(out) - len(bank_only),
         "bank_only": len(bank_only),
         "bank_only_by_source": per_source,
