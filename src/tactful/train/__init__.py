@@ -37,6 +37,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._bank import TeacherId, bank_summary, read_bank, read_chars, write_bank, write_chars
+    from ._bank_sources import BANK_SOURCES, source_texts
     from ._cli import train_app
     from ._compare import compare_run
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
@@ -76,7 +78,21 @@ if TYPE_CHECKING:
     )
     from ._export import export_onnx
     from ._figures import write_card_figures
-    from ._loop import predict, train
+    from ._label import label_source, teacher_id
+    from ._legs import (
+        LegConfig,
+        LegResult,
+        LoRALinear,
+        apply_lora,
+        load_run_model,
+        merge_lora,
+        merge_run,
+        multitask_lora,
+        resume_run,
+        start_run,
+        trainable_state,
+    )
+    from ._loop import batch_plan, collate, encode, loss_fn, predict, train
     from ._mixture import (
         DEFAULT_CAPS,
         DEFAULT_REPEATS,
@@ -115,6 +131,7 @@ if TYPE_CHECKING:
         with_token_head,
     )
     from ._stages import SOURCES, STAGES, stage_mixture
+    from ._student import bank_examples, student
     from ._suite_data import (
         AUDIT_ONLY,
         HELD_OUT_SOURCES,
@@ -153,9 +170,11 @@ if TYPE_CHECKING:
         span_sets,
     )
     from ._trained_texts import TrainedTextsRecord, record_trained_texts
+    from ._variations import crops, recombine
 
 __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "AUDIT_ONLY",
+    "BANK_SOURCES",
     "CV_PROTOCOLS",
     "DEFAULT_CAPS",
     "DEFAULT_REPEATS",
@@ -169,6 +188,9 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "HARD_ONLY_SOURCES",
     "HEAD_BIAS",
     "HELD_OUT_SOURCES",
+    "LegConfig",
+    "LegResult",
+    "LoRALinear",
     "MODEL_FILES",
     "MPNET_PARTS",
     "MPNET_ZIP_SHA256",
@@ -188,10 +210,15 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "TRAINING_SOURCES",
     "TRAINING_TEMPLATES",
     "TRAIN_EXTRA_MESSAGE",
+    "TeacherId",
     "TemplateFlags",
     "TrainConfig",
     "TrainedTextsRecord",
+    "apply_lora",
     "assemble_encoder",
+    "bank_examples",
+    "bank_summary",
+    "batch_plan",
     "best_f1_threshold",
     "build_mixture",
     "card_crossfit_runs",
@@ -200,9 +227,11 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "choose_span_threshold",
     "choose_thresholds",
     "clean_prompts",
+    "collate",
     "compare_run",
     "contrast_template_records",
     "counterfactual_records",
+    "crops",
     "cross_validate",
     "crossfit_plan",
     "crossfit_runs",
@@ -215,6 +244,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "derogation_template_records",
     "distill",
     "distill_examples",
+    "encode",
     "encoder_cache_dir",
     "encoder_dir",
     "exclusion_template_records",
@@ -228,21 +258,31 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "install_export",
     "is_model_folder",
     "keyword_threats",
+    "label_source",
     "load_run",
+    "load_run_model",
     "load_tokenizer",
+    "loss_fn",
     "menace_template_records",
+    "merge_lora",
+    "merge_run",
     "mpnet_parts",
+    "multitask_lora",
     "offensive_dev_rows",
     "or_in_threshold",
     "pooled_features",
     "predict",
     "quantize_weights_int8",
+    "read_bank",
+    "read_chars",
+    "recombine",
     "record_trained_texts",
     "recorded_stage_examples",
     "refit_delicate_head",
     "refit_span_head",
     "repoint_delicate",
     "require_train_extra",
+    "resume_run",
     "run_encoder",
     "run_layers",
     "run_span_gold",
@@ -251,9 +291,13 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "ship",
     "soup",
     "source_run",
+    "source_texts",
     "span_head_examples",
     "span_sets",
     "stage_mixture",
+    "start_run",
+    "student",
+    "teacher_id",
     "teacher_identity",
     "teacher_logits",
     "technical_template_records",
@@ -265,15 +309,47 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "toxigen_benign",
     "train",
     "train_app",
+    "trainable_state",
     "training_records",
     "verify_run",
     "with_delicate_row",
     "with_token_head",
+    "write_bank",
     "write_card_figures",
+    "write_chars",
 ]
 
 #: Where each public name lives (loaded on first use, then kept in this module).
 _LAZY: dict[str, str] = {
+    "LegConfig": "._legs",
+    "LegResult": "._legs",
+    "LoRALinear": "._legs",
+    "apply_lora": "._legs",
+    "load_run_model": "._legs",
+    "merge_lora": "._legs",
+    "merge_run": "._legs",
+    "multitask_lora": "._legs",
+    "resume_run": "._legs",
+    "start_run": "._legs",
+    "trainable_state": "._legs",
+    "batch_plan": "._loop",
+    "collate": "._loop",
+    "encode": "._loop",
+    "loss_fn": "._loop",
+    "TeacherId": "._bank",
+    "read_bank": "._bank",
+    "read_chars": "._bank",
+    "write_bank": "._bank",
+    "write_chars": "._bank",
+    "bank_summary": "._bank",
+    "label_source": "._label",
+    "teacher_id": "._label",
+    "bank_examples": "._student",
+    "student": "._student",
+    "crops": "._variations",
+    "recombine": "._variations",
+    "BANK_SOURCES": "._bank_sources",
+    "source_texts": "._bank_sources",
     "CV_PROTOCOLS": "._cv",
     "DEFAULT_CAPS": "._mixture",
     "DEFAULT_REPEATS": "._mixture",
