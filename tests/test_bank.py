@@ -186,3 +186,30 @@ def test_a_labelling_leg_with_the_builtin_model_keeps_span_characters(tmp_path, 
         insult[i] >= mod.card["thresholds"]["span"] for s in span for i in range(s.start, s.end)
     )
     assert np.nanmax(chars[text_key("have a lovely day")].astype(np.float32)) < 0.5
+
+
+def test_the_bank_command_counts_distinct_texts_and_bytes(tmp_path):
+    from typer.testing import CliRunner
+
+    from tactful.cli import app
+    from tactful.train._bank import write_chars
+
+    k1, p1, s1 = _rows(["you absolute idiot", "have a nice day"], [True, False])
+    write_bank(tmp_path, TEACHER, "chat", HEADS, k1, p1, s1)
+    k2, p2, s2 = _rows(["have a nice day", "a third text", "a fourth"])
+    write_bank(tmp_path, TEACHER, "other", HEADS, k2, p2, s2)
+    write_chars(tmp_path, TEACHER, "toxicspans", {text_key("idiot"): np.ones(5, np.float16)})
+    res = CliRunner().invoke(app, ["train", "bank", "--bank", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    files = sorted(tmp_path.glob("*/*.npz")) + sorted(tmp_path.glob("*/chars/*.npz"))
+    assert out["distinct_texts"] == 4 and out["files"] == 3
+    assert out["bytes"] == sum(p.stat().st_size for p in files)
+    assert out["largest_file_bytes"] == max(p.stat().st_size for p in files)
+    assert [(r["source"], r["rows"], r["seen"]) for r in out["sources"]] == [
+        ("chat", 2, 1),
+        ("other", 3, 0),
+    ]
+    assert list(out["character_files"]) == ["builtin-large-2.2.2/chars/toxicspans.npz"]
+    text = CliRunner().invoke(app, ["train", "bank", "--bank", str(tmp_path)]).output
+    assert text.splitlines()[-1].startswith("4 distinct texts from 2 sources in 3 files, ")
