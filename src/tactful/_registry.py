@@ -111,7 +111,10 @@ def register(name: str) -> Callable[[Factory], Factory]:
 
     def deco(factory: Factory) -> Factory:
         _taken(name, factory)
-        _REGISTRY[name] = factory
+        if _declared_as(name) is None:
+            # A name an entry point declares (with this very factory, or _taken would have
+            # refused) stays with the entry point, so that its checks keep running.
+            _REGISTRY[name] = factory
         return factory
 
     return deco
