@@ -224,6 +224,24 @@ def test_a_merged_run_scores_as_its_adapters(env, tmp_path):
     assert [g["step_to"] for g in info["legs_run"]["legs"]] == [24]
 
 
+def test_a_later_stage_starts_from_another_runs_adapters(env, tmp_path):
+    from tactful.train._legs import resume_run, start_run
+
+    start_run("first", _config(env), runs_dir=tmp_path)
+    first = torch.load(tmp_path / "first" / "state.pt", weights_only=True)["trainable"]
+    later = _config(env, init=str(tmp_path / "first"))
+    start_run("later", later, runs_dir=tmp_path, leg_minutes=0)  # step 0: the init's weights
+    got = torch.load(tmp_path / "later" / "state.pt", weights_only=True)
+    assert got["step"] == 0 and sorted(got["trainable"]) == sorted(first)
+    for k, v in first.items():
+        assert torch.equal(got["trainable"][k], v), k
+    assert got["opt"]["state"] == {}  # a fresh optimizer: only the weights carry over
+    # Its next leg resumes its own state, not the init's.
+    assert resume_run("later", runs_dir=tmp_path).step_from == 0
+    with pytest.raises(ConfigError, match=r"The run's init .*nope holds no state\.pt"):
+        start_run("orphan", _config(env, init=str(tmp_path / "nope")), runs_dir=tmp_path)
+
+
 def test_lora_starts_as_the_base_layer():
     from tactful.train._legs import LoRALinear, apply_lora
 
@@ -236,3 +254,18 @@ def test_lora_starts_as_the_base_layer():
     net = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     assert apply_lora(net, r=1, alpha=1.0) == 2
     assert sum(p.numel() for p in net.parameters() if p.requires_grad) == (4 + 4) + (4 + 2)
+
+
+def test_start_refuses_an_unknown_template_set_before_writing(tmp_path):
+    from typer.testing import CliRunner
+
+    from tactful.cli import app
+
+    res = CliRunner().invoke(
+        app,
+        ["train", "start", "x", "--runs", str(tmp_path), "--template", "nope"],
+        env={"COLUMNS": "200"},
+    )
+    assert res.exit_code == 2
+    assert "'nope' is not a template set: one of derogation, delicate, menace" in res.output
+    assert list(tmp_path.iterdir()) == []

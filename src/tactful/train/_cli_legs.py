@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from ..options import DataDirOpt
+from ._templates import TEMPLATE_SOURCES
 
 __all__ = ["add_leg_commands"]
 
@@ -58,11 +59,48 @@ def add_leg_commands(app: typer.Typer) -> None:
         batch_size: Annotated[int, typer.Option("--batch-size")] = 16,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         threads: Annotated[int, typer.Option("--threads")] = 2,
+        targeted: Annotated[
+            bool,
+            typer.Option("--targeted/--no-targeted", help="Add model 2.0's targeted rows."),
+        ] = False,
+        broad_toxicity: Annotated[
+            bool | None,
+            typer.Option(
+                "--broad-toxicity/--no-broad-toxicity",
+                help="Whether the hate and offence sets label toxicity (default: --targeted).",
+                show_default=False,
+            ),
+        ] = None,
+        template: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--template",
+                help="Add a set of training templates (repeat): "
+                + ", ".join(TEMPLATE_SOURCES)
+                + ".",
+                show_default=False,
+            ),
+        ] = None,
+        init: Annotated[
+            str | None,
+            typer.Option(
+                "--init",
+                help="Start from another run's adapters and heads (its name under --runs): "
+                "a later stage of a chain.",
+                show_default=False,
+            ),
+        ] = None,
         data_dir: DataDirOpt = None,
     ) -> None:
         """Start a run of low-rank adapters and heads on a frozen encoder, and run its first leg."""
         from ._config import require_train_extra
 
+        unknown = sorted(set(template or []) - set(TEMPLATE_SOURCES))
+        if unknown:
+            raise typer.BadParameter(
+                f"{unknown[0]!r} is not a template set: one of {', '.join(TEMPLATE_SOURCES)}.",
+                param_hint="--template",
+            )
         require_train_extra()
         from ._legs import LegConfig, start_run
 
@@ -72,7 +110,11 @@ def add_leg_commands(app: typer.Typer) -> None:
                 "data_dir": str(data_dir) if data_dir else None,
                 "stage": stage,
                 "seed": seed,
+                "targeted": targeted,
+                "broad_toxicity": broad_toxicity,
+                **dict.fromkeys(sorted(set(template or [])), True),
             },
+            init=str(runs / init) if init else None,
             train={
                 "epochs": epochs,
                 "lr": lr,

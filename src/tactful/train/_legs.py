@@ -199,6 +199,9 @@ class LegConfig:
     checkpoint_steps: int | None = None
     examples_sha256: str | None = None
     total_steps: int | None = None
+    #: Another run's folder whose trainable weights (adapters and heads, at its last
+    #: checkpoint) this run starts from: a later stage of a chain. Its optimizer is not taken.
+    init: str | None = None
 
 
 @dataclass(frozen=True)
@@ -333,6 +336,16 @@ def resume_run(
     )
     step = 0
     log: list[dict[str, Any]] = []
+    if lc.init and not (run / "state.pt").exists():
+        init = Path(lc.init) / "state.pt"
+        if not init.exists():
+            raise ConfigError(f"The run's init {lc.init} holds no state.pt: run its legs first.")
+        start = torch.load(init, map_location="cpu", weights_only=True)["trainable"]
+        missing = model.load_state_dict(start, strict=False)
+        if missing.unexpected_keys:
+            raise ConfigError(
+                f"The state in {lc.init} does not fit the model: {missing.unexpected_keys[:3]}."
+            )
     if (run / "state.pt").exists():
         state = torch.load(run / "state.pt", map_location="cpu", weights_only=True)
         missing = model.load_state_dict(state["trainable"], strict=False)
