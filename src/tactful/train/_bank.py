@@ -142,21 +142,25 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "replace")).digest()
 
 
-def _content_hash(keys: np.ndarray, probs: np.ndarray, seen: np.ndarray) -> str:
+def _content_hash(*arrays: np.ndarray) -> str:
     h = hashlib.sha256()
-    for a in (keys, probs, seen):
+    for a in arrays:
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()
 
 
-def bank_files(folder: str | os.PathLike[str], teacher: TeacherId, source: str) -> list[Path]:
-    """The files of one source in a bank folder, parts in order (may be empty)."""
-    base = Path(folder) / teacher.folder
+def _source_files(base: Path, source: str) -> list[Path]:
+    # SOURCE.npz, or its parts SOURCE.0.npz, SOURCE.1.npz, ... in order.
     one = base / f"{source}.npz"
     parts = sorted(
         base.glob(f"{source}.*.npz"), key=lambda p: int(p.name[len(source) + 1 : -len(".npz")])
     )
     return ([one] if one.exists() else []) + parts
+
+
+def bank_files(folder: str | os.PathLike[str], teacher: TeacherId, source: str) -> list[Path]:
+    """The files of one source in a bank folder, parts in order (may be empty)."""
+    return _source_files(Path(folder) / teacher.folder, source)
 
 
 def write_bank(
@@ -301,21 +305,9 @@ def merge_rows(
     )
 
 
-def _chars_hash(keys: np.ndarray, lens: np.ndarray, chars: np.ndarray) -> str:
-    h = hashlib.sha256()
-    for a in (keys, lens, chars):
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
-
-
 def chars_files(folder: str | os.PathLike[str], teacher: TeacherId, source: str) -> list[Path]:
     """The per-character files of one source, parts in order (may be empty)."""
-    base = Path(folder) / teacher.folder / "chars"
-    parts = sorted(
-        base.glob(f"{source}.*.npz"), key=lambda p: int(p.name[len(source) + 1 : -len(".npz")])
-    )
-    one = base / f"{source}.npz"
-    return ([one] if one.exists() else []) + parts
+    return _source_files(Path(folder) / teacher.folder / "chars", source)
 
 
 def write_chars(
@@ -353,7 +345,7 @@ def write_chars(
             "sha256": teacher.sha256,
             "source": source,
             "rows": len(group),
-            "content_sha256": _chars_hash(keys, lens, chars),
+            "content_sha256": _content_hash(keys, lens, chars),
         }
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
@@ -399,7 +391,7 @@ def read_chars(
         if (
             len(keys) != meta["rows"]
             or int(lens.sum()) != len(chars)
-            or _chars_hash(keys, lens, chars) != meta["content_sha256"]
+            or _content_hash(keys, lens, chars) != meta["content_sha256"]
         ):
             raise DataError(
                 BANK_CORRUPT_MESSAGE.format(

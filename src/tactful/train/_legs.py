@@ -446,7 +446,7 @@ def merge_run(
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), out_dir / "model.pt")
-    state = torch.load(run / "state.pt", map_location="cpu", weights_only=True)
+    legs = _read_json(run / "legs.json", [])  # its last entry's step_to is the state's step
     info = {
         "encoder": lc.model_kwargs.get("encoder", "mpnet"),
         "layers": lc.model_kwargs.get("layers"),
@@ -456,10 +456,10 @@ def merge_run(
             "model": lc.model,
             "model_kwargs": lc.model_kwargs,
             "merged_layers": n,
-            "step": int(state["step"]),
+            "step": int(legs[-1]["step_to"]) if legs else 0,
             "total_steps": lc.total_steps,
             "examples_sha256": lc.examples_sha256,
-            "legs": _read_json(run / "legs.json", []),
+            "legs": legs,
         },
     }
     _atomic_write(out_dir / "train.json", json.dumps(info, indent=2).encode())
