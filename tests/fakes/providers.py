@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from tactful.taxonomy import CATEGORIES
+
 __all__ = [
     "GOOGLE_NAMES",
     "OMNI",
@@ -30,21 +32,7 @@ __all__ = [
 TOXIC_WORDS = frozenset({"idiot", "idiots", "stupid", "moron", "dumb", "hate", "kill", "loser"})
 _WORD_RE = re.compile(r"\w+")
 
-OMNI = (
-    "harassment",
-    "harassment/threatening",
-    "hate",
-    "hate/threatening",
-    "illicit",
-    "illicit/violent",
-    "self-harm",
-    "self-harm/intent",
-    "self-harm/instructions",
-    "sexual",
-    "sexual/minors",
-    "violence",
-    "violence/graphic",
-)
+OMNI = CATEGORIES
 GOOGLE_NAMES = (
     "Toxic",
     "Insult",

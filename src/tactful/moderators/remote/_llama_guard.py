@@ -8,27 +8,14 @@ from typing import Any, ClassVar
 
 from ..._types import Analysis
 from ...params import Constraints
+from ...taxonomy import LLAMA_GUARD_3
 from ._guard import GuardModerator
 
 __all__ = ["LLAMA_GUARD_3_CATEGORIES", "LlamaGuard3Moderator", "llama_guard_3_prompt"]
 
-#: The MLCommons hazard categories of Llama Guard 3, S1–S14, as its template names them.
-LLAMA_GUARD_3_CATEGORIES: dict[str, str] = {
-    "S1": "Violent Crimes",
-    "S2": "Non-Violent Crimes",
-    "S3": "Sex Crimes",
-    "S4": "Child Exploitation",
-    "S5": "Defamation",
-    "S6": "Specialized Advice",
-    "S7": "Privacy",
-    "S8": "Intellectual Property",
-    "S9": "Indiscriminate Weapons",
-    "S10": "Hate",
-    "S11": "Self-Harm",
-    "S12": "Sexual Content",
-    "S13": "Elections",
-    "S14": "Code Interpreter Abuse",
-}
+#: The MLCommons hazard categories of Llama Guard 3, S1–S14, as its template names them
+#: (:data:`tactful.taxonomy.LLAMA_GUARD_3`).
+LLAMA_GUARD_3_CATEGORIES: dict[str, str] = dict(LLAMA_GUARD_3)
 
 _CATEGORY_BLOCK = "".join(f"{k}: {v}.\n" for k, v in LLAMA_GUARD_3_CATEGORIES.items())
 _CODE_RE = re.compile(r"\bS(\d{1,2})\b")

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from ..._types import Analysis
 from ...errors import RemoteResponseError
 from ...params import Constraints
+from ...taxonomy import CATEGORIES
 from ._base import RemoteModerator, unit_score
 
 __all__ = [
@@ -16,22 +17,8 @@ __all__ = [
     "OpenAIModerator",
 ]
 
-#: Categories of ``omni-moderation-*`` models.
-OMNI_CATEGORIES: tuple[str, ...] = (
-    "harassment",
-    "harassment/threatening",
-    "hate",
-    "hate/threatening",
-    "illicit",
-    "illicit/violent",
-    "self-harm",
-    "self-harm/intent",
-    "self-harm/instructions",
-    "sexual",
-    "sexual/minors",
-    "violence",
-    "violence/graphic",
-)
+#: Categories of ``omni-moderation-*`` models (:data:`tactful.taxonomy.CATEGORIES`).
+OMNI_CATEGORIES: tuple[str, ...] = CATEGORIES
 
 #: Categories of ``text-moderation-*`` models (no ``illicit``).
 TEXT_CATEGORIES: tuple[str, ...] = tuple(c for c in OMNI_CATEGORIES if not c.startswith("illicit"))
