@@ -225,7 +225,7 @@ def test_a_merged_run_scores_as_its_adapters(env, tmp_path):
 
 
 def test_a_later_stage_starts_from_another_runs_adapters(env, tmp_path):
-    from tactful.train._legs import resume_run, start_run
+    from tactful.train._legs import merge_run, resume_run, start_run
 
     start_run("first", _config(env), runs_dir=tmp_path)
     first = torch.load(tmp_path / "first" / "state.pt", weights_only=True)["trainable"]
@@ -238,6 +238,19 @@ def test_a_later_stage_starts_from_another_runs_adapters(env, tmp_path):
     assert got["opt"]["state"] == {}  # a fresh optimizer: only the weights carry over
     # Its next leg resumes its own state, not the init's.
     assert resume_run("later", runs_dir=tmp_path).step_from == 0
+    # The merged run lists the legs of the whole chain, the init's first.
+    info = json.loads(
+        (merge_run("later", tmp_path / "m", runs_dir=tmp_path) / "train.json").read_text()
+    )
+    first_legs = json.loads((tmp_path / "first" / "legs.json").read_text())
+    assert [(r["name"], r["step"], r["total_steps"]) for r in info["legs_run"]["init_runs"]] == [
+        ("first", 24, 24)
+    ]
+    assert info["legs_run"]["init_runs"][0]["legs"] == first_legs
+    assert [(g["leg"], g["step_from"], g["step_to"]) for g in info["legs_run"]["legs"]] == [
+        (1, 0, 0),
+        (2, 0, 24),
+    ]
     with pytest.raises(ConfigError, match=r"The run's init .*nope holds no state\.pt"):
         start_run("orphan", _config(env, init=str(tmp_path / "nope")), runs_dir=tmp_path)
 

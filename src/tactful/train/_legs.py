@@ -435,7 +435,8 @@ def merge_run(
 ) -> Path:
     """Write a committed run, adapters merged, as a run folder the other ``tactful train``
     commands read: ``OUT/model.pt`` (the full weights: large, never committed) and
-    ``OUT/train.json`` (the encoder, the run's config, its legs and steps).
+    ``OUT/train.json`` (the encoder, the run's config, its legs and steps, and those of
+    every run it started from).
 
     ``tactful train export OUT``, ``compare-runs OUT`` and ``ship OUT`` then work on it as on
     any run.
@@ -460,10 +461,37 @@ def merge_run(
             "total_steps": lc.total_steps,
             "examples_sha256": lc.examples_sha256,
             "legs": legs,
+            "init_runs": _init_chain(lc),
         },
     }
     _atomic_write(out_dir / "train.json", json.dumps(info, indent=2).encode())
     return out_dir
+
+
+def _init_chain(lc: LegConfig) -> list[dict[str, Any]]:
+    """The runs a run started from (``--init``), oldest first: each one's name, stage, steps
+    and legs, so that a merged run's ``train.json`` (and the card shipped from it) lists
+    every leg of the chain and its wall time."""
+    chain: list[dict[str, Any]] = []
+    init = lc.init
+    while init:
+        run = Path(init)
+        if not (run / "config.json").is_file():
+            raise ConfigError(RUN_MISSING_MESSAGE.format(path=run))
+        parent = LegConfig(**json.loads((run / "config.json").read_text()))
+        legs = _read_json(run / "legs.json", [])
+        chain.append(
+            {
+                "name": run.name,
+                "stage": parent.data_kwargs.get("stage"),
+                "step": int(legs[-1]["step_to"]) if legs else 0,
+                "total_steps": parent.total_steps,
+                "examples_sha256": parent.examples_sha256,
+                "legs": legs,
+            }
+        )
+        init = parent.init
+    return chain[::-1]
 
 
 def _read_json_lines(path: Path) -> list[dict[str, Any]]:
