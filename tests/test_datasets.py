@@ -99,7 +99,7 @@ def test_unknown_dataset_name():
     with pytest.raises(UnknownNameError) as exc:
         get_spec("toxicchatt")
     assert str(exc.value).startswith(
-        "[T011] Unknown data set 'toxicchatt'. Known data sets: davidson, "
+        "[T011] Unknown data set 'toxicchatt'. Known data sets: conan, davidson, "
     )
     with pytest.raises(UnknownNameError):
         load_dataset("nope", data_dir="/nonexistent")

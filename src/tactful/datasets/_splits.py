@@ -8,11 +8,12 @@ stable across releases for a given seed.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["random_split", "stratified_holdout", "stratified_kfold"]
+__all__ = ["TEST_SHARE", "item_split", "random_split", "stratified_holdout", "stratified_kfold"]
 
 
 def _round_half_up(x: float) -> int:
@@ -79,3 +80,19 @@ def stratified_kfold(
     y = np.asarray(labels)
     skf = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     return [(np.sort(tr), np.sort(te)) for tr, te in skf.split(np.zeros(len(y)), y)]
+
+
+#: Share of each new set's items held out as its test part (never banked nor trained on).
+TEST_SHARE = 0.2
+
+
+def item_split(source: str, item: str) -> str:
+    """``"test"`` for about :data:`TEST_SHARE` of a source's items, else ``"train"``.
+
+    Stable across machines and orders: the first 8 hex digits of
+    ``sha256("SOURCE:ITEM")`` below ``TEST_SHARE * 16**8`` are test. The item is what
+    must not straddle the split: a Do-Not-Answer question with its six responses, a
+    JailbreakBench behaviour with its harmless twin, a DIALOCONAN dialogue.
+    """
+    h = int(hashlib.sha256(f"{source}:{item}".encode()).hexdigest()[:8], 16)
+    return "test" if h < TEST_SHARE * 16**8 else "train"

@@ -18,31 +18,16 @@ Each source's texts come once each (first occurrence), in the files' order.
 from __future__ import annotations
 
 import csv
-import hashlib
 import os
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 
 from ..config import resolve_data_dir
+from ..datasets._splits import TEST_SHARE, item_split
 from ..errors import UnknownNameError
 
 __all__ = ["BANK_SOURCES", "TEST_SHARE", "item_split", "source_texts"]
-
-#: Share of each new set's items held out as its test part (never banked nor trained on).
-TEST_SHARE = 0.2
-
-
-def item_split(source: str, item: str) -> str:
-    """``"test"`` for about :data:`TEST_SHARE` of a source's items, else ``"train"``.
-
-    Stable across machines and orders: the first 8 hex digits of
-    ``sha256("SOURCE:ITEM")`` below ``TEST_SHARE * 16**8`` are test. The item is what
-    must not straddle the split: a Do-Not-Answer question with its six responses, a
-    JailbreakBench behaviour with its harmless twin, a DIALOCONAN dialogue.
-    """
-    h = int(hashlib.sha256(f"{source}:{item}".encode()).hexdigest()[:8], 16)
-    return "test" if h < TEST_SHARE * 16**8 else "train"
 
 
 def _registered(name: str, *splits: str, exclude: Callable[[], set[str]] | None = None):
@@ -63,6 +48,10 @@ def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
         yield from csv.DictReader(f)
 
 
+# These three read the files themselves, not the registered harm sets: their texts, in
+# this order, seed chat_variations' recombinations, which the bank holds by text. Each
+# yields a subset of its sets' ``train`` parts (tactful.datasets._harm only moves test
+# records whose text a train record holds into train), so no test text is banked.
 def _harmful_requests(data_dir: Path) -> Iterator[str]:
     folder = data_dir / "harmful_requests"
     for r in _csv_rows(folder / "harmbench_behaviors.csv"):
@@ -95,25 +84,6 @@ def _truthfulqa(data_dir: Path) -> Iterator[str]:
     for i, r in enumerate(_csv_rows(data_dir / "benign_prompts" / "truthfulqa.csv")):
         if item_split("truthfulqa", str(i)) == "train":
             yield r["Question"]
-
-
-def _conan(data_dir: Path) -> Iterator[str]:
-    for r in _csv_rows(data_dir / "conan" / "Multitarget-CONAN.csv"):
-        if item_split("multitarget_conan", r["INDEX"]) == "train":
-            yield r["HATE_SPEECH"]
-            yield r["COUNTER_NARRATIVE"]
-
-
-def _dialoconan(data_dir: Path) -> Iterator[str]:
-    for r in _csv_rows(data_dir / "conan" / "DIALOCONAN.csv"):
-        if item_split("dialoconan", r["dialogue_id"]) == "train":
-            yield r["text"]
-
-
-def _toxigen_seeds(data_dir: Path) -> Iterator[str]:
-    for i, r in enumerate(_csv_rows(data_dir / "toxigen" / "toxigen_seed_statements.csv")):
-        if item_split("toxigen_seeds", str(i)) == "train":
-            yield r["text"]
 
 
 def _semeval_posts() -> set[str]:
@@ -186,8 +156,8 @@ BANK_SOURCES: dict[str, Callable[[Path], Iterator[str]]] = {
     "harmful_requests": _harmful_requests,
     "do_not_answer": _do_not_answer,
     "truthfulqa": _truthfulqa,
-    "conan": _conan,
-    "toxigen_seeds": _toxigen_seeds,
+    "conan": _registered("conan", "train"),
+    "toxigen_seeds": _registered("toxigen_seeds", "train"),
     "detexd": _registered("detexd", "all"),
     "suite_training_templates": _suite_training_templates,
     "chat_variations": _chat_variations,
@@ -196,20 +166,24 @@ BANK_SOURCES: dict[str, Callable[[Path], Iterator[str]]] = {
     "toxigen": _registered("toxigen", "all"),
     "davidson": _registered("davidson", "all"),
     "jigsaw_sentences": _registered("jigsaw_sentences", "dev"),
-    "dialoconan": _dialoconan,
+    "dialoconan": _registered("dialoconan", "train"),
     "paradetox": _registered("paradetox", "all"),
 }
 
 
 def source_texts(source: str, data_dir: str | os.PathLike[str] | None = None) -> list[str]:
-    """The distinct non-empty texts of one bank source, first occurrence first."""
+    """The distinct non-empty texts of one bank source, first occurrence first, less every
+    text of the harm sets' test parts (:func:`~tactful.datasets._harm.harm_test_texts`)."""
+    from ..datasets._harm import harm_test_texts
+
     try:
         gen = BANK_SOURCES[source]
     except KeyError:
         raise UnknownNameError("bank source", source, BANK_SOURCES) from None
-    seen: set[str] = set()
+    root = Path(resolve_data_dir(data_dir))
+    seen: set[str] = set(harm_test_texts(root))
     out: list[str] = []
-    for t in gen(Path(resolve_data_dir(data_dir))):
+    for t in gen(root):
         if t and t.strip() and t not in seen:
             seen.add(t)
             out.append(t)
