@@ -319,6 +319,47 @@ def test_eval_json_toxicchat(data_dir):
         assert 0.0 <= got[key] <= 1.0, key
 
 
+class HarmWordsModerator(IdiotModerator):
+    """Scores and flags two harm categories by a word each, as a remote API would."""
+
+    name = "harmwords"
+    WORDS: ClassVar[dict[str, str]] = {"self-harm": "self-harm", "sexual": "sex"}
+
+    def analyze(self, texts: Sequence[str]) -> list[Analysis]:
+        out = []
+        for t in texts:
+            hits = {c: w in t.lower() for c, w in self.WORDS.items()}
+            out.append(
+                Analysis(
+                    flagged=any(hits.values()),
+                    scores={"toxicity": 0.9 if any(hits.values()) else 0.1}
+                    | {c: 0.8 if h else 0.1 for c, h in hits.items()},
+                    flags={"toxicity": any(hits.values())} | hits,
+                )
+            )
+        return out
+
+
+def test_eval_reports_each_harm_category_the_set_labels_and_the_moderator_scores(data_dir):
+    from tactful.datasets import load_dataset
+
+    test = load_dataset("harm_requests", "test", data_dir=data_dir)
+    args = ["eval", "harm_requests", "-m", "_harmwords", "--data-dir", str(data_dir)]
+    with tactful.temporary_registration("_harmwords", HarmWordsModerator):
+        got = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["categories"]
+        table = runner.invoke(app, args)
+    assert list(got) == ["self-harm", "sexual"]  # the two it scores, in OpenAI's order
+    for cat, entry in got.items():
+        labelled = [r for r in test if r.labels.get(cat) is not None]
+        assert (entry["n"], entry["n_positive"]) == (
+            len(labelled),
+            sum(r.labels[cat] for r in labelled),
+        )
+        assert 0.0 <= entry["roc_auc"] <= 1.0 and "f1" in entry
+    assert table.exit_code == 0, table.output
+    assert "categories" in table.stdout and "self-harm" in table.stdout
+
+
 def test_eval_store_reuses_answers_counted_by_calls(data_dir, tmp_path):
     store = tmp_path / "answers.sqlite"
     args = ["eval", "toxicchat", "-m", "_counting", "--data-dir", str(data_dir)]

@@ -97,6 +97,54 @@ def test_score_binary_and_jailbreak_recall():
     }
 
 
+def test_score_per_harm_category():
+    def a(flagged: bool, **cats: tuple[float, bool]) -> Analysis:
+        return Analysis(
+            flagged=flagged,
+            scores={"toxicity": 0.5, **{c.replace("_", "-"): v for c, (v, _) in cats.items()}},
+            flags={"toxicity": flagged, **{c.replace("_", "-"): f for c, (_, f) in cats.items()}},
+        )
+
+    records = [
+        rec(0, "a", 1, labels={"self-harm": 1, "sexual": 0, "violence": 1}),
+        rec(1, "b", 1, labels={"self-harm": 0, "sexual": 1, "violence": None}),
+        rec(2, "c", 0, labels={"self-harm": 0, "sexual": 0, "violence": 0}),
+        rec(3, "d", 1, labels={"self-harm": 1, "sexual": 0, "violence": 1}),
+    ]
+    analyses = [
+        a(True, self_harm=(0.9, True), sexual=(0.2, False)),
+        a(True, self_harm=(0.6, True), sexual=(0.8, True)),
+        a(False, self_harm=(0.1, False), sexual=(0.3, False)),
+        a(True, self_harm=(0.4, False), sexual=(0.1, False)),
+    ]
+    got = score(records, analyses, task="toxicity")["categories"]
+    # violence is labelled but not scored, so it is left out; categories in OpenAI's order.
+    assert list(got) == ["self-harm", "sexual"]
+    # self-harm: positives 0.9, 0.4; negatives 0.6, 0.1 -> pairs won 1 + 1 + 0 + 1 = 3/4
+    assert got["self-harm"] == {
+        "n": 4,
+        "n_positive": 2,
+        "roc_auc": 0.75,
+        "precision": 0.5,
+        "recall": 0.5,
+        "f1": 0.5,
+    }
+    assert got["sexual"]["roc_auc"] == 1.0 and got["sexual"]["f1"] == 1.0
+    # a moderator that scores a category but does not flag it gets its AUC only
+    bare = [
+        Analysis(flagged=x.flagged, scores=x.scores, flags={"toxicity": x.flagged})
+        for x in analyses
+    ]
+    assert score(records, bare, task="toxicity")["categories"]["sexual"] == {
+        "n": 4,
+        "n_positive": 1,
+        "roc_auc": 1.0,
+    }
+    # a data set that labels no category gets no "categories"
+    plain = [rec(r.id, r.text, r.label) for r in records]
+    assert "categories" not in score(plain, analyses, task="toxicity")
+
+
 def test_score_spans_and_post_level_labels():
     text = "what an idiot you are"
     records = [

@@ -330,6 +330,8 @@ def _show_eval(result: dict[str, Any], as_json: bool) -> None:
     table.add_column("metric")
     table.add_column("value", justify="right")
     breakdowns = {k: v for k, v in result.items() if isinstance(v, list)}
+    if isinstance(result.get("categories"), dict):  # per harm category, a row each
+        breakdowns["categories"] = [{"category": c, **m} for c, m in result["categories"].items()]
     for key, value in result.items():
         if key in ("dataset", "split", "moderator", "moderator_config") or key in breakdowns:
             continue

@@ -35,6 +35,7 @@ from .errors import BackendError, ConfigError, DataError, FailedItemsError
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
 from .params import Bool, Constraints, Int, Nullable, OneOf, validate_params
 from .store import ENGINES, ResultStore, analyze_all
+from .taxonomy import CATEGORIES
 
 __all__ = [
     "IN_SAMPLE_ADVICE",
@@ -42,6 +43,7 @@ __all__ = [
     "TRAINED_TEXTS_FILE",
     "Breakdown",
     "TrainedTexts",
+    "category_metrics",
     "evaluate",
     "in_sample_count",
     "in_sample_warning",
@@ -82,6 +84,44 @@ def _prediction(analysis: Analysis, task: str, moderator: str) -> tuple[bool, fl
     return bool(analysis.flags.get(task, analysis.flagged)), value
 
 
+def category_metrics(
+    records: Sequence[Any], analyses: Sequence[Analysis]
+) -> dict[str, dict[str, Any]]:
+    """Per harm category (:data:`tactful.taxonomy.CATEGORIES`), how the moderator's score
+    and flag for it meet the rows that label it.
+
+    A category enters when some row labels it (``Record.labels[category]`` 0 or 1) and
+    the moderator scores it on every such row (``Analysis.scores[category]``); a moderator
+    with no opinion on a category (no score) leaves it out, as does a data set that does
+    not label it.
+
+    Returns
+    -------
+    dict
+        Category -> ``n``, ``n_positive``, ``roc_auc`` (``None`` with one class) and,
+        where the moderator flags the category on every row (``Analysis.flags``),
+        ``precision``, ``recall`` and ``f1`` of those flags; in :data:`CATEGORIES` order.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for cat in CATEGORIES:
+        rows = [i for i, r in enumerate(records) if r.labels.get(cat) is not None]
+        given = [analyses[i].scores.get(cat) for i in rows]
+        scores = [s for s in given if s is not None]
+        if not rows or len(scores) < len(rows):
+            continue
+        y_true = [int(records[i].labels[cat]) for i in rows]
+        entry: dict[str, Any] = {
+            "n": len(rows),
+            "n_positive": sum(y_true),
+            "roc_auc": roc_auc(y_true, scores),
+        }
+        flags = [analyses[i].flags.get(cat) for i in rows]
+        if all(f is not None for f in flags):
+            entry.update(precision_recall_f1(y_true, [bool(f) for f in flags]))
+        out[cat] = entry
+    return out
+
+
 def score(
     records: Sequence[Any], analyses: Sequence[Analysis], *, task: str, moderator: str = "?"
 ) -> dict[str, Any]:
@@ -109,7 +149,9 @@ def score(
         ``average_precision`` (rows whose ``label`` is ``None`` are left out;
         ``roc_auc``/``average_precision`` are ``None`` when undefined or when the
         moderator gives no score for some row), ``jailbreak_recall`` (rows with a
-        ``"jailbreak"`` label) and ``span_f1`` (rows with gold spans).
+        ``"jailbreak"`` label), ``categories`` (:func:`category_metrics`, where the data set
+        labels harm categories and the moderator scores them) and ``span_f1`` (rows with
+        gold spans).
 
     Raises
     ------
@@ -149,6 +191,10 @@ def score(
         out["jailbreak_recall"] = jailbreak_recall(
             [analyses[i].flagged for i in jail], [int(records[i].labels["jailbreak"]) for i in jail]
         )
+
+    by_category = category_metrics(records, analyses)
+    if by_category:
+        out["categories"] = by_category
 
     spans = [i for i, r in enumerate(records) if r.spans is not None]
     if spans:
