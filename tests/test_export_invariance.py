@@ -34,7 +34,7 @@ TEXTS = [
 ]
 
 
-def _tiny_model(path, vocab: int) -> None:
+def _tiny_model(path, vocab: int, n_heads: int = len(SEQ_HEADS)) -> None:
     rng = np.random.default_rng(0)
 
     def init(name, *shape, scale=0.3):
@@ -45,7 +45,7 @@ def _tiny_model(path, vocab: int) -> None:
     inits = [
         init("emb", vocab, D, scale=1.0),
         init("w1", D, D, scale=0.2),
-        init("ws", D, len(SEQ_HEADS), scale=0.5),
+        init("ws", D, n_heads, scale=0.5),
         init("wt", D, 1, scale=0.5),
         init("wk", D, len(SPAN_TYPES), scale=0.5),
         numpy_helper.from_array(np.array(1.0 / np.sqrt(D), np.float32), "inv_sqrt_d"),
@@ -91,7 +91,7 @@ def _tiny_model(path, vocab: int) -> None:
             helper.make_tensor_value_info("attention_mask", i64, ["batch", "tokens"]),
         ],
         [
-            helper.make_tensor_value_info("seq", TensorProto.FLOAT, ["batch", len(SEQ_HEADS)]),
+            helper.make_tensor_value_info("seq", TensorProto.FLOAT, ["batch", n_heads]),
             helper.make_tensor_value_info("tok_toxic", TensorProto.FLOAT, ["batch", "tokens"]),
             helper.make_tensor_value_info(
                 "tok_type", TensorProto.FLOAT, ["batch", "tokens", len(SPAN_TYPES)]

@@ -34,6 +34,7 @@ from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError, UnknownNameError
 from ..normalize import normalize
 from ..params import Constraint, Constraints, Float, Int, Nullable, OneOf, Str, check_param
+from ..taxonomy import CATEGORIES
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ class _Thresholds(Constraint):
 
     def describe(self) -> str:
         return "a mapping of head name to a float in [0, 1], heads: " + ", ".join(
-            (*SEQ_HEADS, *_EXTRA_THRESHOLDS)
+            (*SEQ_HEADS, *CATEGORIES, *_EXTRA_THRESHOLDS)
         )
 
     def convert(self, value: Any) -> dict[str, float] | None:
@@ -138,26 +139,26 @@ class _Thresholds(Constraint):
         heads = Float(0.0, 1.0)
         out = {}
         for head, t in value.items():
-            if head not in SEQ_HEADS and head not in _EXTRA_THRESHOLDS:
+            if head not in SEQ_HEADS and head not in CATEGORIES and head not in _EXTRA_THRESHOLDS:
                 raise ValueError
             out[head] = heads.convert(t)
         return out or None
 
 
-#: The heads reported in ``Analysis.scores``; jailbreak and delicate have fields of their own.
-_SCORE_HEADS = tuple(h for h in SEQ_HEADS if h not in ("jailbreak", "delicate"))
+#: Heads with an ``Analysis`` field of their own rather than a place in ``scores``.
+_FIELD_HEADS = ("jailbreak", "delicate")
 
 
-def _blank() -> Analysis:
+def _blank(heads: Sequence[str]) -> Analysis:
     """The answer to an empty or white-space-only text (:meth:`BuiltinModerator.analyze`)."""
     return Analysis(
         flagged=False,
-        scores=dict.fromkeys(_SCORE_HEADS, 0.0),
+        scores={h: 0.0 for h in heads if h not in _FIELD_HEADS},
         spans=(),
         jailbreak=0.0,
         delicate=0.0,
-        flags={h: False for h in SEQ_HEADS},
-        raw={"probs": {h: 0.0 for h in SEQ_HEADS}, "blank": True},
+        flags={h: False for h in heads},
+        raw={"probs": dict.fromkeys(heads, 0.0), "blank": True},
     )
 
 
@@ -253,6 +254,20 @@ class BuiltinModerator(Configured):
         base = str(self.card.get("version", "0"))
         base = f"{base}+{digest}" if digest else base
         return f"{base}.r{RUNTIME_REVISION}"
+
+    @cached_property
+    def heads(self) -> tuple[str, ...]:
+        """The model's sequence heads, in the order of its ``seq`` output: the card's
+        ``heads``, which are :data:`SEQ_HEADS` and then any of the harm categories
+        (:data:`tactful.taxonomy.CATEGORIES`) the model was trained on."""
+        heads = tuple(self.card.get("heads") or SEQ_HEADS)
+        extra = heads[len(SEQ_HEADS) :]
+        if heads[: len(SEQ_HEADS)] != SEQ_HEADS or not set(extra) <= set(CATEGORIES):
+            raise ModelError(
+                f"The card in {self._dir} lists heads {', '.join(heads)}: a model's heads are "
+                f"{', '.join(SEQ_HEADS)}, then harm categories ({', '.join(CATEGORIES)})."
+            )
+        return heads
 
     @cached_property
     def _thresholds(self) -> dict[str, float]:
@@ -363,7 +378,8 @@ class BuiltinModerator(Configured):
         windows: list[_Window] = []
         for i, e in enumerate(encs):
             windows.extend(self._windows(i, e.ids))
-        seq = np.zeros((len(texts), len(SEQ_HEADS)), dtype=np.float32)
+        heads = self.heads
+        seq = np.zeros((len(texts), len(heads)), dtype=np.float32)
         tok_tox = [np.zeros(len(e.ids), dtype=np.float32) for e in encs]
         tok_typ = [np.zeros((len(e.ids), len(SPAN_TYPES)), dtype=np.float32) for e in encs]
         if self.batching == "sorted":
@@ -398,6 +414,11 @@ class BuiltinModerator(Configured):
         else:
             results = [run(ks) for ks in groups]
         for ks, (s, tt, ty) in zip(groups, results):
+            if s.shape[1] != len(heads):
+                raise ModelError(
+                    f"The model in {self._dir} gives {s.shape[1]} sequence scores; its card "
+                    f"lists {len(heads)} heads."
+                )
             group = [windows[k] for k in ks]
             for r, w in enumerate(group):
                 i = w.text_index
@@ -465,17 +486,19 @@ class BuiltinModerator(Configured):
         texts = check_texts(texts)
         asked = [i for i, t in enumerate(texts) if t.strip()]
         answers = dict(zip(asked, self._analyze([texts[i] for i in asked]), strict=True))
-        return [answers[i] if i in answers else _blank() for i in range(len(texts))]
+        return [answers[i] if i in answers else _blank(self.heads) for i in range(len(texts))]
 
     def _analyze(self, texts: list[str]) -> list[Analysis]:
         if not texts:
             return []
         seq, tox, typ, norms, offsets = self.predict_arrays(texts)
         th = self._thresholds
+        heads = self.heads
+        categories = heads[len(SEQ_HEADS) :]
         out = []
         for i, text in enumerate(texts):
-            probs = {h: float(np.clip(seq[i, k], 0.0, 1.0)) for k, h in enumerate(SEQ_HEADS)}
-            flags = {h: probs[h] >= th.get(h, 0.5) for h in SEQ_HEADS}
+            probs = {h: float(np.clip(seq[i, k], 0.0, 1.0)) for k, h in enumerate(heads)}
+            flags = {h: probs[h] >= th.get(h, 0.5) for h in heads}
             # Toxic = the prompt-toxicity head at its point, or the comment-toxicity,
             # threat or insult head at its high-precision point (card: "offensive_or",
             # "threat_or", "insult_or"), so an insult or a threat is flagged whether
@@ -485,10 +508,12 @@ class BuiltinModerator(Configured):
                 or probs["offensive"] >= th.get("offensive_or", 1.01)
                 or probs["threat"] >= th.get("threat_or", 1.01)
                 or probs["insult"] >= th.get("insult_or", 1.01)
+                # a model with harm-category heads flags a text any of them flags
+                or any(flags[c] for c in categories)
             )
             flagged = flags["toxicity"]
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i])
-            scores = {h: probs[h] for h in _SCORE_HEADS}
+            scores = {h: probs[h] for h in heads if h not in _FIELD_HEADS}
             out.append(
                 Analysis(
                     flagged=flagged,

@@ -233,13 +233,18 @@ def moderation_result(a: Analysis) -> dict[str, Any]:
     """One OpenAI-shaped result: tactful's scores plus the OpenAI-named ones that map.
 
     ``categories`` holds the heads the moderator decides on (its ``flags``); a
-    score without a decision has no category. Nothing that does not map is
+    score without a decision has no category. A model with harm-category heads
+    (:data:`tactful.taxonomy.CATEGORIES`) answers each with its own head; otherwise
+    harassment, harassment/threatening and hate carry the insult, threat and
+    identity-attack heads (:data:`OPENAI_CATEGORIES`). Nothing that does not map is
     invented: an OpenAI category without a tactful head is absent.
     """
     d = a.to_dict()
     scores = d["scores"]
     categories = {k: a.flags[k] for k in scores if k in a.flags}
     for name, head in OPENAI_CATEGORIES.items():
+        if name in scores:  # a model with a head of that category says it itself
+            continue
         if head in scores:
             scores[name] = scores[head]
         if head in a.flags:
