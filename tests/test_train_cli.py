@@ -24,6 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 import tactful.train as tt
+from tactful._heads import SEQ_HEADS
 from tactful.cli import app
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError
 from tactful.params import Float, Int, Nullable, OneOf
@@ -568,6 +569,7 @@ def test_run_resume_and_soup_on_a_tiny_data_folder(tmp_path):
         "soup_of": [str(run), str(run)],
         "encoder": "minilm",
         "layers": None,
+        "heads": list(SEQ_HEADS),
     }
     assert [s["stage"] for s in tt.run_stages(tmp_path / "soup")] == [1]
     model = tt.load_run(tmp_path / "soup")
@@ -590,8 +592,6 @@ def test_export_rewrites_a_runs_export_with_the_chosen_quantization(tmp_path):
     import onnx
     import onnxruntime as ort
     import torch
-
-    from tactful._heads import SEQ_HEADS
 
     run = tmp_path / "run"
     run.mkdir()

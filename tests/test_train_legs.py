@@ -19,6 +19,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the train extra's torch is not installed")
 
+from tactful._heads import SEQ_HEADS
 from tactful.errors import ConfigError
 
 FACTORY = textwrap.dedent(
@@ -220,6 +221,7 @@ def test_a_merged_run_scores_as_its_adapters(env, tmp_path):
         assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()
     info = json.loads((out / "train.json").read_text())
     assert info["legs_run"]["merged_layers"] == 4  # linear1 and linear2 of 2 layers
+    assert info["heads"] == list(SEQ_HEADS)
     assert (info["legs_run"]["step"], info["legs_run"]["total_steps"]) == (24, 24)
     assert [g["step_to"] for g in info["legs_run"]["legs"]] == [24]
 

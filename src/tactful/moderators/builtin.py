@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._hashing import sha256_file
-from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._heads import SEQ_HEADS, SPAN_TYPES, check_heads
 from .._models import model_dir as _installed_model_dir
 from .._types import Analysis, Span
 from ..align import Normalized, align_tokens, replace_surrogates, trim_span
@@ -260,13 +260,10 @@ class BuiltinModerator(Configured):
         """The model's sequence heads, in the order of its ``seq`` output: the card's
         ``heads``, which are :data:`SEQ_HEADS` and then any of the harm categories
         (:data:`tactful.taxonomy.CATEGORIES`) the model was trained on."""
-        heads = tuple(self.card.get("heads") or SEQ_HEADS)
-        extra = heads[len(SEQ_HEADS) :]
-        if heads[: len(SEQ_HEADS)] != SEQ_HEADS or not set(extra) <= set(CATEGORIES):
-            raise ModelError(
-                f"The card in {self._dir} lists heads {', '.join(heads)}: a model's heads are "
-                f"{', '.join(SEQ_HEADS)}, then harm categories ({', '.join(CATEGORIES)})."
-            )
+        try:
+            heads = check_heads(self.card.get("heads") or SEQ_HEADS)
+        except ValueError as err:
+            raise ModelError(f"The card in {self._dir} lists {err}") from None
         return heads
 
     @cached_property

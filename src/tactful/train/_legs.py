@@ -45,6 +45,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from .._heads import SEQ_HEADS
 from ..errors import ConfigError
 from ._config import TrainConfig
 from ._loop import Encoded, batch_plan, collate, encode, loss_fn
@@ -163,12 +164,17 @@ def multitask_lora(
     alpha: float = 16.0,
     lora_dropout: float = 0.1,
     targets: Sequence[str] | None = None,
+    heads: Sequence[str] | None = None,
 ) -> nn.Module:
     """The multi-task model on a frozen pretrained encoder with low-rank adapters;
-    the two heads train in full."""
+    the two heads train in full. ``heads``: the sequence heads (default the eight of
+    :data:`~tactful._heads.SEQ_HEADS`; :data:`~tactful._heads.CATEGORY_HEADS` adds a
+    head per harm category)."""
     from ._model import MultiTaskModel
 
-    model = MultiTaskModel(encoder, encoder_path=encoder_path, layers=layers)
+    model = MultiTaskModel(
+        encoder, encoder_path=encoder_path, layers=layers, heads=heads or SEQ_HEADS
+    )
     apply_lora(model.encoder, r=r, alpha=alpha, dropout=lora_dropout, targets=targets)
     return model
 
@@ -451,6 +457,7 @@ def merge_run(
     info = {
         "encoder": lc.model_kwargs.get("encoder", "mpnet"),
         "layers": lc.model_kwargs.get("layers"),
+        "heads": list(getattr(model, "heads", SEQ_HEADS)),
         "config": {**lc.train, **lc.data_kwargs},
         "legs_run": {
             "name": name,

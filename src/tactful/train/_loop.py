@@ -260,7 +260,7 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
                 "steps": total,
                 "sources": dict(sorted(counts.items())),
                 "seconds": round(time.time() - t0, 1),
-                "heads": list(SEQ_HEADS),
+                "heads": list(getattr(model, "heads", SEQ_HEADS)),
             },
             indent=2,
         )
@@ -273,13 +273,14 @@ def predict(
 ) -> np.ndarray:
     """Sequence-head probabilities of ``texts`` (eager PyTorch, length-sorted batches).
 
-    Returns an array of shape ``(len(texts), len(SEQ_HEADS))`` in the texts' order;
+    Returns an array of shape ``(len(texts), len(model.heads))`` in the texts' order;
     ``tok`` is :func:`~tactful.train.load_tokenizer` of the model's encoder.
     """
     model.eval()
     encs = [tok.encode(t).ids for t in texts]
     order = sorted(range(len(texts)), key=lambda i: len(encs[i]))
-    out = np.zeros((len(texts), len(SEQ_HEADS)), dtype=np.float32)
+    width = len(getattr(model, "heads", SEQ_HEADS))
+    out = np.zeros((len(texts), width), dtype=np.float32)
     with torch.inference_mode():
         for k in range(0, len(order), batch_size):
             idx = order[k : k + batch_size]
@@ -287,7 +288,7 @@ def predict(
                 [
                     Encoded(
                         encs[i],
-                        [0.0] * len(SEQ_HEADS),
+                        [0.0] * width,
                         [-100] * len(encs[i]),
                         [-100] * len(encs[i]),
                     )

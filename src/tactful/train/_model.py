@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._heads import SEQ_HEADS, SPAN_TYPES, check_heads
 from ._encoders import encoder_dir
 
 __all__ = ["ExportWrapper", "MultiTaskModel"]
@@ -20,8 +21,10 @@ class MultiTaskModel(nn.Module):
     ``encoder_path`` overrides its folder; ``layers`` keeps only the encoder's
     first layers (a shallower, faster student; ``None``: all of them). The heads'
     width is the encoder's ``hidden_size`` (384 for MiniLM, 768 for mpnet).
+    ``heads`` names the sequence outputs: :data:`SEQ_HEADS`, then any harm categories
+    (:data:`~tactful._heads.CATEGORY_HEADS` for all 13).
 
-    ``forward`` returns logits: ``seq`` of shape (batch, len(SEQ_HEADS)) and
+    ``forward`` returns logits: ``seq`` of shape (batch, len(heads)) and
     ``tok`` of shape (batch, tokens, 1 + len(SPAN_TYPES)) where column 0 is
     "this token is toxic" and the rest are the span type.
     """
@@ -33,8 +36,10 @@ class MultiTaskModel(nn.Module):
         encoder_path: str | Path | None = None,
         dropout: float = 0.1,
         layers: int | None = None,
+        heads: Sequence[str] = SEQ_HEADS,
     ) -> None:
         super().__init__()
+        self.heads = check_heads(heads)
         from transformers import AutoConfig, AutoModel
 
         path = str(encoder_path or encoder_dir(encoder))
@@ -49,7 +54,7 @@ class MultiTaskModel(nn.Module):
         self.encoder = AutoModel.from_pretrained(path, config=config, add_pooling_layer=False)
         hidden = self.encoder.config.hidden_size
         self.dropout = nn.Dropout(dropout)
-        self.seq_head = nn.Linear(hidden, len(SEQ_HEADS))
+        self.seq_head = nn.Linear(hidden, len(self.heads))
         self.tok_head = nn.Linear(hidden, 1 + len(SPAN_TYPES))
 
     def forward(

@@ -79,6 +79,15 @@ def run_layers(run_dir: str | Path) -> int | None:
     return None if layers is None else int(layers)
 
 
+def run_heads(run_dir: str | Path) -> tuple[str, ...]:
+    """A run's sequence heads, from its ``train.json``; runs written before a model could
+    have harm-category heads have the eight of :data:`~tactful._heads.SEQ_HEADS`."""
+    from .._heads import SEQ_HEADS, check_heads
+
+    info = json.loads((Path(run_dir) / "train.json").read_text())
+    return check_heads(info.get("heads") or SEQ_HEADS)
+
+
 def run_holdout(run_dir: str | Path) -> str | None:
     """The ToxicChat fold (``"K/N"``) a run left out, from its ``train.json`` (None: none)."""
     path = Path(run_dir) / "train.json"
@@ -140,7 +149,9 @@ def load_run(run_dir: str | Path) -> MultiTaskModel:
     weights = Path(run_dir) / "model.pt"
     if not weights.is_file():
         raise ConfigError(f"{run_dir} holds no model.pt: train or soup the run first.")
-    model = MultiTaskModel(run_encoder(run_dir), layers=run_layers(run_dir))
+    model = MultiTaskModel(
+        run_encoder(run_dir), layers=run_layers(run_dir), heads=run_heads(run_dir)
+    )
     model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=True))
     return model.eval()
 
@@ -345,12 +356,17 @@ def soup(runs: Iterable[str | Path], out: str | Path, *, export: bool = True) ->
     }
     encoder = encoders[run_dirs[0]]
     layers = run_layers(run_dirs[0])
-    model = MultiTaskModel(encoder, layers=layers)
+    model = MultiTaskModel(encoder, layers=layers, heads=run_heads(run_dirs[0]))
     model.load_state_dict(avg)
     torch.save(avg, out_dir / "model.pt")
     (out_dir / "train.json").write_text(
         json.dumps(
-            {"soup_of": [str(r) for r in run_dirs], "encoder": encoder, "layers": layers},
+            {
+                "soup_of": [str(r) for r in run_dirs],
+                "encoder": encoder,
+                "layers": layers,
+                "heads": list(model.heads),
+            },
             indent=2,
         )
     )

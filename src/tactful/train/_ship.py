@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._hashing import sha256_file
-from .._heads import SEQ_HEADS, SPAN_TYPES
+from .._heads import SPAN_TYPES
 from ..errors import ConfigError
 from ..params import (
     Check,
@@ -146,7 +146,7 @@ def ship(
         run folder and the sha256 of its ``model.pt`` and ``export/model.onnx``,
         which ``bench/speed.py`` checks (:func:`verify_run`).
     """
-    from ._run import run_encoder, run_layers
+    from ._run import run_encoder, run_heads, run_layers
 
     p = validate_params(
         "ship",
@@ -191,6 +191,7 @@ def ship(
         )
     info = ENCODER_INFO[encoder]
     layers = run_layers(run)
+    heads = run_heads(run)
     # a student that kept the encoder's first layers says how many
     architecture = (
         info.architecture
@@ -204,10 +205,10 @@ def ship(
         "base_model": info.base_model
         + ("" if layers is None else f"; the student keeps its first {layers} layers"),
         "architecture": f"{architecture} encoder, mean pooling, linear sequence head "
-        f"({', '.join(SEQ_HEADS)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
+        f"({', '.join(heads)}) and linear token head (toxic + type: {', '.join(SPAN_TYPES)})",
         "runtime": _RUNTIMES[quantization],
         "quantization": quantization,
-        "heads": list(SEQ_HEADS),
+        "heads": list(heads),
         "span_types": list(SPAN_TYPES),
         "training": train_info,
         "source_run": {
@@ -218,7 +219,7 @@ def ship(
             },
         },
         **pins,
-        "thresholds": {h: 0.5 for h in SEQ_HEADS} | {"span": 0.5},
+        "thresholds": {h: 0.5 for h in heads} | {"span": 0.5},
         "figures": [],
     }
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
