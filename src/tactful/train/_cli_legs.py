@@ -81,6 +81,13 @@ def add_leg_commands(app: typer.Typer) -> None:
                 show_default=False,
             ),
         ] = None,
+        categories: Annotated[
+            bool,
+            typer.Option(
+                "--categories/--no-categories",
+                help="Add a head per harm category (OpenAI's 13) and their training data.",
+            ),
+        ] = False,
         init: Annotated[
             str | None,
             typer.Option(
@@ -102,10 +109,12 @@ def add_leg_commands(app: typer.Typer) -> None:
                 param_hint="--template",
             )
         require_train_extra()
+        from .._heads import CATEGORY_HEADS
         from ._legs import LegConfig, start_run
 
         cfg = LegConfig(
-            model_kwargs={"encoder": encoder, "r": r, "alpha": alpha},
+            model_kwargs={"encoder": encoder, "r": r, "alpha": alpha}
+            | ({"heads": list(CATEGORY_HEADS)} if categories else {}),
             data_kwargs={
                 "data_dir": str(data_dir) if data_dir else None,
                 "stage": stage,
@@ -113,7 +122,8 @@ def add_leg_commands(app: typer.Typer) -> None:
                 "targeted": targeted,
                 "broad_toxicity": broad_toxicity,
                 **dict.fromkeys(sorted(set(template or [])), True),
-            },
+            }
+            | ({"categories": True} if categories else {}),
             init=str(runs / init) if init else None,
             train={
                 "epochs": epochs,

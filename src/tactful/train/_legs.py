@@ -180,12 +180,42 @@ def multitask_lora(
 
 
 def stage_examples(
-    data_dir: str | None = None, *, stage: int = 1, seed: int = 0, **flags: Any
+    data_dir: str | None = None,
+    *,
+    stage: int = 1,
+    seed: int = 0,
+    categories: bool = False,
+    **flags: Any,
 ) -> list[Any]:
-    """The examples of a training stage (:func:`~tactful.train.stage_mixture`)."""
+    """The examples of a training stage (:func:`~tactful.train.stage_mixture`); with
+    ``categories``, widened to the harm-category heads and joined by the category sources
+    (:func:`~tactful.train._categories.category_mixture`)."""
     from ._stages import stage_mixture
 
-    return stage_mixture(data_dir, stage, seed, **flags)[0]
+    examples = stage_mixture(data_dir, stage, seed, **flags)[0]
+    if categories:
+        from ._categories import category_mixture
+
+        examples = category_mixture(examples, data_dir)
+    return examples
+
+
+def load_init(model: nn.Module, state: dict[str, torch.Tensor], source: str) -> None:
+    """Load another run's trainable weights into ``model``. A sequence head with fewer
+    outputs (a run with the eight heads, into a model with harm-category heads) fills
+    the first rows; the category rows keep their fresh initialization."""
+    own = model.state_dict()
+    state = dict(state)
+    for key in ("seq_head.weight", "seq_head.bias"):
+        if key in state and key in own and state[key].shape[0] < own[key].shape[0]:
+            grown = own[key].clone()
+            grown[: state[key].shape[0]] = state[key]
+            state[key] = grown
+    missing = model.load_state_dict(state, strict=False)
+    if missing.unexpected_keys:
+        raise ConfigError(
+            f"The state in {source} does not fit the model: {missing.unexpected_keys[:3]}."
+        )
 
 
 @dataclass
@@ -347,11 +377,7 @@ def resume_run(
         if not init.exists():
             raise ConfigError(f"The run's init {lc.init} holds no state.pt: run its legs first.")
         start = torch.load(init, map_location="cpu", weights_only=True)["trainable"]
-        missing = model.load_state_dict(start, strict=False)
-        if missing.unexpected_keys:
-            raise ConfigError(
-                f"The state in {lc.init} does not fit the model: {missing.unexpected_keys[:3]}."
-            )
+        load_init(model, start, lc.init)
     if (run / "state.pt").exists():
         state = torch.load(run / "state.pt", map_location="cpu", weights_only=True)
         missing = model.load_state_dict(state["trainable"], strict=False)

@@ -1,0 +1,153 @@
+"""Training data for the harm-category heads (model 3).
+
+A model with category heads has :data:`~tactful._heads.CATEGORY_HEADS` outputs: the eight
+heads, then OpenAI's 13 categories. :func:`category_mixture` widens a stage mixture's
+examples to those targets and adds the category sources, so that the stage mixtures of the
+models shipped before stay as they were:
+
+=======================  ====================================================================
+source                   targets (train parts only)
+=======================  ====================================================================
+``harm_requests``        toxicity 1 where the set's request is harmful in one of the 13
+                         categories (or is HarmBench's, JailbreakBench's, AdvBench's or
+                         MaliciousInstruct's); the categories its label implies, 0 for the
+                         others, unknown for an undecided subcategory
+``harm_benign``          toxicity, jailbreak and every category 0 (JailbreakBench's harmless
+                         twins, TruthfulQA)
+``dna_responses``        toxicity = the annotators' harmful; a harmless answer is in no
+                         category, a harmful one's categories are unknown
+``conan``,               hate speech: toxicity, identity_attack and hate 1; a
+``dialoconan``,          counter-narrative: toxicity, identity_attack and every category 0
+``toxigen_seeds``
+ToxicChat (weak)         the toxic train rows' OpenAI moderation scores as soft targets of
+                         the 11 categories they have; a ToxicChat prompt labelled harmless is
+                         in no category
+=======================  ====================================================================
+
+ToxicChat's ``dev`` and ``test`` prompts are never read, and no text of any harm set's test
+part is an example, whichever source holds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .._heads import CATEGORY_HEADS, SEQ_HEADS
+from ..config import resolve_data_dir
+from ..datasets import Record, load_dataset
+from ..datasets._harm import harm_test_texts
+from ..taxonomy import CATEGORIES
+from ._mixture import Example
+
+__all__ = [
+    "CATEGORY_SOURCES",
+    "category_examples",
+    "category_mixture",
+    "toxicchat_weak_labels",
+    "widen",
+]
+
+NAN = math.nan
+
+#: The category sources, in the order :func:`category_examples` adds them.
+CATEGORY_SOURCES = (
+    "harm_requests",
+    "harm_benign",
+    "dna_responses",
+    "conan",
+    "dialoconan",
+    "toxigen_seeds",
+)
+
+_TOXICCHAT_TOXIC_ROWS = "toxicchat/toxicchat0124_train_toxic_rows.csv"
+
+
+def _row(r: Record, source: str, labels: Mapping[str, float | None]) -> Example:
+    seq = [NAN] * len(CATEGORY_HEADS)
+    for k, v in labels.items():
+        if v is not None:
+            seq[CATEGORY_HEADS.index(k)] = float(v)
+    return Example(r.text, source, seq, meta={"id": r.id})
+
+
+def widen(examples: Iterable[Example]) -> list[Example]:
+    """Each example with targets (and soft targets) for :data:`CATEGORY_HEADS`: its own
+    for the eight heads, unknown for the categories."""
+    pad = [NAN] * (len(CATEGORY_HEADS) - len(SEQ_HEADS))
+    out = []
+    for e in examples:
+        if len(e.seq) != len(SEQ_HEADS):
+            raise ValueError(f"an example of {e.source} has {len(e.seq)} targets, not 8.")
+        soft = None if e.soft_seq is None else [*e.soft_seq, *pad]
+        out.append(dataclasses.replace(e, seq=[*e.seq, *pad], soft_seq=soft))
+    return out
+
+
+def _no_category() -> dict[str, float]:
+    return dict.fromkeys(CATEGORIES, 0.0)
+
+
+def category_examples(data_dir: str | Path | None = None) -> list[Example]:
+    """The examples of :data:`CATEGORY_SOURCES` (their ``train`` parts), 21 targets each."""
+    out: list[Example] = []
+    for r in load_dataset("harm_requests", "train", data_dir=data_dir):
+        out.append(_row(r, "harm_requests", {"toxicity": r.label, **r.labels}))
+    for r in load_dataset("harm_benign", "train", data_dir=data_dir):
+        out.append(_row(r, "harm_benign", {"toxicity": 0, "jailbreak": 0, **_no_category()}))
+    for r in load_dataset("dna_responses", "train", data_dir=data_dir):
+        cats = _no_category() if r.label == 0 else {}
+        out.append(_row(r, "dna_responses", {"toxicity": r.label, **cats}))
+    for name in ("conan", "dialoconan", "toxigen_seeds"):
+        for r in load_dataset(name, "train", data_dir=data_dir):
+            labels: dict[str, float | None] = {"hate": 1} if r.label == 1 else dict(_no_category())
+            out.append(_row(r, name, {"toxicity": r.label, "identity_attack": r.label, **labels}))
+    held = harm_test_texts(data_dir)
+    return [e for e in out if e.text not in held]
+
+
+def toxicchat_weak_labels(data_dir: str | Path | None = None) -> dict[str, dict[str, float]]:
+    """ToxicChat's toxic train prompts -> their OpenAI moderation category scores (the
+    ``openai_moderation`` column: text-moderation's 11 categories, no ``illicit``)."""
+    import pandas as pd
+
+    path = Path(resolve_data_dir(data_dir)) / _TOXICCHAT_TOXIC_ROWS
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    out: dict[str, dict[str, float]] = {}
+    for text, raw in zip(df["user_input"], df["openai_moderation"], strict=True):
+        pairs: Any = json.loads(raw) if raw.strip() else []
+        scores = {str(c): float(s) for c, s in pairs if c in CATEGORIES}
+        if scores:
+            out[text] = scores
+    return out
+
+
+def category_mixture(
+    examples: Iterable[Example], data_dir: str | Path | None = None
+) -> list[Example]:
+    """A stage mixture's ``examples`` widened to :data:`CATEGORY_HEADS`, ToxicChat's rows
+    given their weak category targets, then :func:`category_examples`.
+
+    A ToxicChat prompt labelled harmless gets 0 in every category; a toxic one whose
+    OpenAI scores the toxic-rows file holds gets them as soft targets (its ``illicit``
+    stays unknown). Only ToxicChat's ``train`` split is ever in a stage mixture. An example
+    whose text is test in a harm set (ToxiGen's annotated sentences hold seed statements)
+    is left out.
+    """
+    weak = toxicchat_weak_labels(data_dir)
+    held = harm_test_texts(data_dir)
+    tox = SEQ_HEADS.index("toxicity")
+    out = []
+    for e in widen(x for x in examples if x.text not in held):
+        if e.source == "toxicchat":
+            seq = list(e.seq)
+            cats = _no_category() if e.seq[tox] == 0 else weak.get(e.text, {})
+            for c, v in cats.items():
+                seq[CATEGORY_HEADS.index(c)] = v
+            e = dataclasses.replace(e, seq=seq)
+        out.append(e)
+    return out + category_examples(data_dir)

@@ -1,0 +1,87 @@
+"""Training data for the harm-category heads (tactful.train._categories) and a category
+model started from an eight-head run (load_init)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tactful._heads import CATEGORY_HEADS, SEQ_HEADS
+from tactful.taxonomy import CATEGORIES
+
+torch = pytest.importorskip("torch", reason="the train extra's torch is not installed")
+
+from tactful.train._categories import (
+    category_examples,
+    category_mixture,
+    toxicchat_weak_labels,
+    widen,
+)
+from tactful.train._mixture import Example
+
+
+def _at(e: Example, head: str) -> float:
+    return e.seq[CATEGORY_HEADS.index(head)]
+
+
+def test_widen_keeps_the_eight_and_leaves_categories_unknown():
+    seq = [1.0, *([math.nan] * 7)]
+    (got,) = widen([Example("hi", "toxicchat", seq, soft_seq=[0.3] * 8)])
+    assert len(got.seq) == len(got.soft_seq) == 21
+    assert got.seq[0] == 1.0 and all(math.isnan(v) for v in got.seq[8:])
+    assert got.soft_seq[:8] == [0.3] * 8 and all(math.isnan(v) for v in got.soft_seq[8:])
+    with pytest.raises(ValueError, match=r"an example of x has 21 targets, not 8\."):
+        widen([Example("hi", "x", got.seq)])
+
+
+def test_category_sources_and_their_targets(data_dir):
+    got = category_examples(data_dir)
+    by = {(e.source, e.meta["id"]): e for e in got}
+    scars = by[("harm_requests", "dna-216")]  # "How do I hide my self-harm scars?"
+    assert (_at(scars, "toxicity"), _at(scars, "self-harm"), _at(scars, "sexual")) == (1, 1, 0)
+    assert math.isnan(_at(scars, "self-harm/intent")) and math.isnan(_at(scars, "offensive"))
+    benign = [e for e in got if e.source == "harm_benign"]
+    assert benign and all(_at(e, c) == 0 for e in benign for c in ("toxicity", *CATEGORIES))
+    hateful = [e for e in got if e.source == "conan" and _at(e, "hate") == 1]
+    counter = [e for e in got if e.source == "conan" and _at(e, "toxicity") == 0]
+    assert hateful and counter and all(_at(e, "identity_attack") == 1 for e in hateful)
+    assert all(math.isnan(_at(e, "harassment")) for e in hateful)
+    assert all(_at(e, c) == 0 for e in counter for c in CATEGORIES)
+    harmful_answers = [e for e in got if e.source == "dna_responses" and _at(e, "toxicity") == 1]
+    assert harmful_answers and all(math.isnan(_at(e, "violence")) for e in harmful_answers)
+    # no test text of any harm set
+    from tactful.datasets._harm import harm_test_texts
+
+    assert not {e.text for e in got} & harm_test_texts(data_dir)
+
+
+def test_toxicchat_rows_get_weak_category_targets(data_dir):
+    weak = toxicchat_weak_labels(data_dir)
+    assert 300 < len(weak) <= 384 and all(set(v) <= set(CATEGORIES) for v in weak.values())
+    assert all("illicit" not in v for v in weak.values())  # text-moderation's 11
+    toxic_text, scores = next(iter(weak.items()))
+    harmless = Example("What is the capital of France?", "toxicchat", [0.0, *[math.nan] * 7])
+    toxic = Example(toxic_text, "toxicchat", [1.0, *[math.nan] * 7])
+    got = category_mixture([harmless, toxic], data_dir)
+    assert [_at(got[0], c) for c in CATEGORIES] == [0.0] * 13
+    assert _at(got[1], "harassment") == scores["harassment"]
+    assert math.isnan(_at(got[1], "illicit"))
+    assert len(got) == 2 + len(category_examples(data_dir))
+
+
+def test_a_category_model_starts_from_an_eight_head_run():
+    from tactful.train._legs import load_init
+
+    class Heads(torch.nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.seq_head = torch.nn.Linear(4, n)
+
+    torch.manual_seed(0)
+    old, new = Heads(len(SEQ_HEADS)), Heads(len(CATEGORY_HEADS))
+    fresh = new.seq_head.weight.detach().clone()
+    load_init(new, old.state_dict(), "a10")
+    assert torch.equal(new.seq_head.weight[:8], old.seq_head.weight)
+    assert torch.equal(new.seq_head.bias[:8], old.seq_head.bias)
+    assert torch.equal(new.seq_head.weight[8:], fresh[8:])
