@@ -40,7 +40,7 @@ from typing import Any
 from .._heads import CATEGORY_HEADS, SEQ_HEADS
 from ..config import resolve_data_dir
 from ..datasets import Record, load_dataset
-from ..datasets._harm import harm_test_texts
+from ..datasets._harm import HARM_SETS, harm_test_texts
 from ..taxonomy import CATEGORIES
 from ._mixture import Example
 
@@ -54,15 +54,8 @@ __all__ = [
 
 NAN = math.nan
 
-#: The category sources, in the order :func:`category_examples` adds them.
-CATEGORY_SOURCES = (
-    "harm_requests",
-    "harm_benign",
-    "dna_responses",
-    "conan",
-    "dialoconan",
-    "toxigen_seeds",
-)
+#: The category sources, in the order :func:`category_examples` adds them: the harm sets.
+CATEGORY_SOURCES = HARM_SETS
 
 _TOXICCHAT_TOXIC_ROWS = "toxicchat/toxicchat0124_train_toxic_rows.csv"
 
