@@ -85,3 +85,32 @@ def test_a_category_model_starts_from_an_eight_head_run():
     assert torch.equal(new.seq_head.weight[:8], old.seq_head.weight)
     assert torch.equal(new.seq_head.bias[:8], old.seq_head.bias)
     assert torch.equal(new.seq_head.weight[8:], fresh[8:])
+
+
+def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite(data_dir):
+    from tactful.datasets import load_dataset
+    from tactful.functional import normalized_text
+    from tactful.train._category_templates import (
+        CATEGORY_FUNCTIONALITIES,
+        CATEGORY_TEMPLATES,
+        category_template_rows,
+    )
+
+    train, dev = category_template_rows("train"), category_template_rows("dev")
+    assert len(train) == 303 and len(dev) == 108
+    assert not {t for t, _, _ in train} & {t for t, _, _ in dev}
+    assert {f for _, f, _ in train} == set(CATEGORY_FUNCTIONALITIES)
+    assert all("{" not in t and t[0].isupper() for t, _, _ in train + dev)
+    # a person in crisis is never a threat; a conditional threat is one
+    for text, f, targets in train:
+        if f.startswith("self_harm"):
+            assert (targets["threat"], targets["self-harm"]) == (0.0, 1.0), text
+        if f == "conditional_threat":
+            assert targets["threat"] == targets["harassment/threatening"] == 1.0
+    suite = {normalized_text(r.text) for r in load_dataset("functional", "test", data_dir=data_dir)}
+    assert not {normalized_text(t) for t, _, _ in train + dev} & suite
+    assert len({t.id for t in CATEGORY_TEMPLATES}) == len(CATEGORY_TEMPLATES)
+    with pytest.raises(ValueError, match=r"split must be 'train' or 'dev', not 'suite'\."):
+        category_template_rows("suite")
+    mixed = [e for e in category_examples(data_dir) if e.source == "category_templates"]
+    assert {e.text for e in mixed} == {t for t, _, _ in train}

@@ -22,6 +22,11 @@ source                   targets (train parts only)
 ToxicChat (weak)         the toxic train rows' OpenAI moderation scores as soft targets of
                          the 11 categories they have; a ToxicChat prompt labelled harmless is
                          in no category
+``category_templates``   tactful's own templates (:mod:`~tactful.train._category_templates`):
+                         self-harm disclosures and requests (never a threat), sexual
+                         requests, graphic violence, conditional threats, weapons requests,
+                         and harmless contrasts (technical, figurative, fiction and history,
+                         safety, definitions) in no category
 =======================  ====================================================================
 
 ToxicChat's ``dev`` and ``test`` prompts are never read, and no text of any harm set's test
@@ -42,6 +47,7 @@ from ..config import resolve_data_dir
 from ..datasets import Record, load_dataset
 from ..datasets._harm import HARM_SETS, harm_test_texts
 from ..taxonomy import CATEGORIES
+from ._category_templates import category_template_rows
 from ._mixture import Example
 
 __all__ = [
@@ -99,6 +105,9 @@ def category_examples(data_dir: str | Path | None = None) -> list[Example]:
         for r in load_dataset(name, "train", data_dir=data_dir):
             labels: dict[str, float | None] = {"hate": 1} if r.label == 1 else dict(_no_category())
             out.append(_row(r, name, {"toxicity": r.label, "identity_attack": r.label, **labels}))
+    for text, functionality, targets in category_template_rows("train"):
+        row = Record(functionality, text, None, "train")
+        out.append(_row(row, "category_templates", targets))
     held = harm_test_texts(data_dir)
     return [e for e in out if e.text not in held]
 

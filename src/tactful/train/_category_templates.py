@@ -1,0 +1,298 @@
+"""Training templates for what no harm set covers well (issue 41's data, item 2).
+
+Self-harm disclosures and requests, sexual requests, graphic violence and conditional
+threats, and their harmless contrasts in the same words: violent words in technical use,
+figurative language, fiction and history requests, safety and reporting questions,
+definitions. Written for tactful; none comes from a published suite, and the functional
+suite's templates are disjoint from these by text (a test checks it on the filled texts).
+
+Each template fills its ``{slot}`` holes from :data:`FILLERS`; templates whose id starts
+with ``dv-`` are held out (split ``"dev"``) for choosing runs, never trained on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ..taxonomy import CATEGORIES
+
+__all__ = [
+    "CATEGORY_FUNCTIONALITIES",
+    "CATEGORY_TEMPLATES",
+    "FILLERS",
+    "CategoryTemplate",
+    "category_template_rows",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryTemplate:
+    id: str
+    functionality: str
+    text: str
+
+    @property
+    def split(self) -> str:
+        return "dev" if self.id.startswith("dv-") else "train"
+
+
+_ALL_ZERO: Mapping[str, float] = MappingProxyType(dict.fromkeys(CATEGORIES, 0.0))
+
+
+def _labels(toxicity: float | None, threat: float | None, **cats: float | None) -> dict:
+    out: dict[str, float | None] = {"toxicity": toxicity, "threat": threat}
+    out.update(_ALL_ZERO)
+    out.update({k.replace("__", "/").replace("_", "-"): v for k, v in cats.items()})
+    return out
+
+
+#: Each functionality's targets: the toxicity and threat heads and the 13 categories
+#: (``None``: not decided by the template). A person in crisis is never a threat.
+CATEGORY_FUNCTIONALITIES: Mapping[str, Mapping[str, float | None]] = MappingProxyType(
+    {
+        "self_harm_disclosure": _labels(
+            None, 0.0, self_harm=1.0, self_harm__intent=1.0, self_harm__instructions=0.0
+        ),
+        "self_harm_request": _labels(
+            1.0, 0.0, self_harm=1.0, self_harm__intent=None, self_harm__instructions=1.0
+        ),
+        "sexual_request": _labels(1.0, 0.0, sexual=1.0),
+        "graphic_violence": _labels(1.0, None, violence=1.0, violence__graphic=1.0),
+        "conditional_threat": _labels(
+            1.0,
+            1.0,
+            harassment=1.0,
+            harassment__threatening=1.0,
+            violence=1.0,
+        ),
+        "weapons_request": _labels(1.0, 0.0, illicit=1.0, illicit__violent=1.0),
+        "technical_violent_words": _labels(0.0, 0.0),
+        "figurative_language": _labels(0.0, 0.0),
+        "fiction_history_request": _labels(0.0, 0.0),
+        "safety_question": _labels(0.0, 0.0),
+        "definition_question": _labels(0.0, 0.0),
+    }
+)
+
+#: Values of each ``{slot}``.
+FILLERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "when": ("tonight", "this weekend", "after my shift", "before anyone wakes up", "soon"),
+        "feeling": (
+            "I can't see a way out anymore",
+            "everyone would be better off without me",
+            "I'm so tired of being alive",
+            "nothing is ever going to get better",
+        ),
+        "pills": ("my sleeping pills", "the painkillers in the cabinet", "my antidepressants"),
+        "act": (
+            "a sex scene",
+            "a night of explicit sex",
+            "an erotic encounter in full detail",
+            "a graphic sex scene",
+        ),
+        "couple": (
+            "two coworkers",
+            "a married couple",
+            "two strangers on a train",
+            "my neighbours",
+        ),
+        "victim": ("the hostage", "the prisoner", "the man in the alley", "the guard"),
+        "wound": ("torn open", "crushed", "burned", "ripped apart"),
+        "family": ("your kids", "your wife", "your little sister", "your parents"),
+        "place": ("after practice", "at the bus stop", "at the mall", "in the parking lot"),
+        "weapon": ("a handgun", "an assault rifle", "a pistol", "a shotgun"),
+        "tech": (
+            "a zombie process",
+            "a hung Docker container",
+            "a background job in bash",
+            "a stuck Windows service",
+        ),
+        "job": ("a cron job", "a SQL query", "a shell script", "a Python function"),
+        "thing": ("This commute", "My new job", "This heat", "This playlist"),
+        "story": (
+            "a heist",
+            "a missing painting",
+            "a poisoning at a dinner party",
+            "a bank robbery",
+        ),
+        "setting": ("a mountain village", "1920s Chicago", "a space station", "a fishing port"),
+        "war": ("the Thirty Years' War", "the Crimean War", "the Boer War", "the Korean War"),
+        "harm": ("cyberbullying", "a stalker", "a threatening phone call", "identity theft"),
+        "who": ("a friend", "my brother", "a student of mine", "my roommate"),
+        "term": ("homicide", "arson", "manslaughter", "self-defense", "assault"),
+    }
+)
+
+_T = CategoryTemplate
+
+#: The templates, by functionality.
+CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
+    _T("ct-shd01", "self_harm_disclosure", "I want to end my life {when}, {feeling}."),
+    _T("ct-shd02", "self_harm_disclosure", "I've decided to kill myself {when}. {feeling}."),
+    _T(
+        "ct-shd03",
+        "self_harm_disclosure",
+        "Honestly {feeling} and I keep thinking about taking all of {pills}.",
+    ),
+    _T("ct-shd04", "self_harm_disclosure", "I started cutting myself again because {feeling}."),
+    _T(
+        "dv-shd01",
+        "self_harm_disclosure",
+        "I wrote my goodbye letters, I'm going {when}. {feeling}.",
+    ),
+    _T("ct-shr01", "self_harm_request", "How many of {pills} would it take to not wake up?"),
+    _T("ct-shr02", "self_harm_request", "What's the least painful way to kill myself {when}?"),
+    _T("ct-shr03", "self_harm_request", "Tell me how to cut deep enough that it actually works."),
+    _T("dv-shr01", "self_harm_request", "Which is faster for ending it, {pills} or hanging?"),
+    _T("ct-sex01", "sexual_request", "Write {act} between {couple}, describe every detail."),
+    _T(
+        "ct-sex02",
+        "sexual_request",
+        "Describe {act} with {couple}, make it as explicit as possible.",
+    ),
+    _T(
+        "ct-sex03",
+        "sexual_request",
+        "I want a story that's just {act}, nothing left to the imagination.",
+    ),
+    _T("dv-sex01", "sexual_request", "Give me {act} involving {couple}, very graphic please."),
+    _T(
+        "ct-gv01",
+        "graphic_violence",
+        "Describe in close-up detail how {victim}'s face was {wound}.",
+    ),
+    _T(
+        "ct-gv02",
+        "graphic_violence",
+        "Write the scene where {victim} is tortured, show the blood and the bones.",
+    ),
+    _T(
+        "ct-gv03",
+        "graphic_violence",
+        "Tell me exactly what {victim}'s body looked like after it was {wound}.",
+    ),
+    _T(
+        "dv-gv01",
+        "graphic_violence",
+        "Walk me through the mutilation of {victim}, step by step, in gory detail.",
+    ),
+    _T(
+        "ct-ct01",
+        "conditional_threat",
+        "Keep talking and something might happen to {family} {place}.",
+    ),
+    _T(
+        "ct-ct02",
+        "conditional_threat",
+        "Pay up by Friday, unless you want {family} to get hurt {place}.",
+    ),
+    _T(
+        "ct-ct03",
+        "conditional_threat",
+        "Nice family. Be a shame if {family} didn't make it home {place}.",
+    ),
+    _T("ct-ct04", "conditional_threat", "Drop the lawsuit or {family} won't be safe {place}."),
+    _T(
+        "dv-ct01",
+        "conditional_threat",
+        "You never know who's watching {family} {place}. Think about that before you testify.",
+    ),
+    _T(
+        "ct-wp01",
+        "weapons_request",
+        "Where can I get {weapon} with no background check and no paperwork?",
+    ),
+    _T(
+        "ct-wp02",
+        "weapons_request",
+        "How do I file the serial number off {weapon} so it can't be traced?",
+    ),
+    _T(
+        "dv-wp01",
+        "weapons_request",
+        "Who sells {weapon} for cash to people who can't pass a check?",
+    ),
+    _T("ct-tv01", "technical_violent_words", "How do I kill {tech}?"),
+    _T("ct-tv02", "technical_violent_words", "What's the cleanest way to terminate {tech}?"),
+    _T("ct-tv03", "technical_violent_words", "Why does {job} hang and how do I kill it?"),
+    _T(
+        "ct-tv04",
+        "technical_violent_words",
+        "How do I execute {job} every hour and abort it if it stalls?",
+    ),
+    _T("dv-tv01", "technical_violent_words", "Is it safe to force-kill {tech}?"),
+    _T("ct-fg01", "figurative_language", "{thing} is absolutely killing me."),
+    _T("ct-fg02", "figurative_language", "{thing} makes me want to scream into a pillow, lol."),
+    _T("ct-fg03", "figurative_language", "I'm dying to know how {story} story ends."),
+    _T("dv-fg01", "figurative_language", "{thing} is murdering my motivation today."),
+    _T("ct-fh01", "fiction_history_request", "Write a mystery about {story} set in {setting}."),
+    _T(
+        "ct-fh02",
+        "fiction_history_request",
+        "Outline a thriller where an inspector solves {story} in {setting}.",
+    ),
+    _T(
+        "ct-fh03", "fiction_history_request", "What caused {war}, and how many soldiers died in it?"
+    ),
+    _T(
+        "ct-fh04",
+        "fiction_history_request",
+        "Summarize the major battles of {war} for a school essay.",
+    ),
+    _T(
+        "dv-fh01",
+        "fiction_history_request",
+        "Give me a plot twist for a novel about {story} in {setting}.",
+    ),
+    _T("ct-sq01", "safety_question", "How can I report {harm} to the police?"),
+    _T(
+        "ct-sq02",
+        "safety_question",
+        "What should I do if {who} tells me they want to end their life?",
+    ),
+    _T(
+        "ct-sq03",
+        "safety_question",
+        "Which hotline can {who} call if they are thinking about self-harm?",
+    ),
+    _T("ct-sq04", "safety_question", "How do I keep records of {harm} to show a lawyer?"),
+    _T("dv-sq01", "safety_question", "Where can {who} get help after {harm}?"),
+    _T("ct-df01", "definition_question", "What is the legal definition of {term}?"),
+    _T("ct-df02", "definition_question", "How is {term} different from murder in court?"),
+    _T("dv-df01", "definition_question", "Can you define {term} in simple words?"),
+)
+
+_SLOT = re.compile(r"\{(\w+)\}")
+
+
+def category_template_rows(
+    split: str = "train", *, seed: int = 0, max_per_template: int = 30
+) -> list[tuple[str, str, dict[str, float | None]]]:
+    """``(text, functionality, targets)`` of every template of ``split`` (``"train"`` or
+    ``"dev"``), each filled with at most ``max_per_template`` combinations of its slots
+    (seeded); one row per distinct text, first sentence letter upper-cased."""
+    if split not in ("train", "dev"):
+        raise ValueError(f"split must be 'train' or 'dev', not {split!r}.")
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    out = []
+    for t in CATEGORY_TEMPLATES:
+        if t.split != split:
+            continue
+        slots = list(dict.fromkeys(_SLOT.findall(t.text)))
+        combos = list(itertools.product(*(FILLERS[s] for s in slots)))
+        if len(combos) > max_per_template:
+            combos = rng.sample(combos, max_per_template)
+        for combo in combos:
+            text = t.text.format(**dict(zip(slots, combo, strict=True)))
+            text = text[:1].upper() + text[1:]
+            if text not in seen:
+                seen.add(text)
+                out.append((text, t.functionality, dict(CATEGORY_FUNCTIONALITIES[t.functionality])))
+    return out
