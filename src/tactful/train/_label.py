@@ -105,6 +105,7 @@ def label_source(
     if limit is not None:
         todo = todo[:limit]
     seen_set = moderator.trained_texts()
+    heads = tuple(getattr(moderator, "heads", SEQ_HEADS))  # a category model banks them all
     with_chars = source in CHAR_SOURCES
     char_rows: dict[bytes, np.ndarray] = (
         (read_chars(bank_dir, teacher, source) or {}) if with_chars else {}
@@ -119,10 +120,10 @@ def label_source(
         nonlocal old, keys, probs, seen
         if not keys:
             return
-        k, p, s = merge_rows(old, keys, np.concatenate(probs), np.array(seen), len(SEQ_HEADS))
+        k, p, s = merge_rows(old, keys, np.concatenate(probs), np.array(seen), len(heads))
         if with_chars:  # first: a text in the main file always has its characters
             write_chars(bank_dir, teacher, source, char_rows)
-        write_bank(bank_dir, teacher, source, SEQ_HEADS, k, p, s)
+        write_bank(bank_dir, teacher, source, heads, k, p, s)
         old = read_bank(bank_dir, teacher, source)
         keys, probs, seen = [], [], []
 
