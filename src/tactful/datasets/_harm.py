@@ -50,6 +50,10 @@ HARM_SETS = (
     "toxigen_seeds",
 )
 
+#: What the harmful requests are read from; the harmless twins and the responses read them
+#: too, since each follows its harmful twin's or its question's split.
+_REQUEST_FILES = (HARMBENCH, JBB_HARMFUL, ADVBENCH, MALICIOUS_INSTRUCT, DO_NOT_ANSWER)
+
 #: The six chat models whose Do-Not-Answer responses the file holds.
 DNA_MODELS = ("GPT4", "ChatGPT", "Claude", "ChatGLM2", "llama2-7b-chat", "vicuna-7b")
 
@@ -96,7 +100,7 @@ def _split_spec(
     _split_spec(
         "harm_requests",
         "toxicity",
-        (HARMBENCH, JBB_HARMFUL, ADVBENCH, MALICIOUS_INSTRUCT, DO_NOT_ANSWER),
+        _REQUEST_FILES,
         {"train": 1651, "test": 408},
         "Harmful requests, label 1 = should be flagged: HarmBench's 400 behaviours "
         "(id 'harmbench-<BehaviorID>', its SemanticCategory in meta['category']), "
@@ -184,7 +188,7 @@ def _request_records(src: Source) -> list[Record]:
     _split_spec(
         "harm_benign",
         "toxicity",
-        (JBB_BENIGN, TRUTHFULQA),
+        (JBB_BENIGN, TRUTHFULQA, *_REQUEST_FILES),
         {"train": 706, "test": 184},
         "Harmless prompts, label 0: JailbreakBench's 100 benign behaviours, each the "
         "harmless twin of a harmful one on the same topic ('jbb-benign-<Index>', split with "
@@ -229,7 +233,7 @@ def _harm_benign(src: Source) -> Table:
     _split_spec(
         "dna_responses",
         "toxicity",
-        (DO_NOT_ANSWER,),
+        _REQUEST_FILES,
         {"train": 4699, "test": 935},
         "Do-Not-Answer's responses: six chat models' answers to its 939 risky questions, "
         "label 1 where the set's annotators judged the answer harmful (<model>_harmful). "
