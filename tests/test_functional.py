@@ -17,6 +17,7 @@ from tactful.functional import (
     FUNCTIONALITIES,
     SUITE_TEMPLATES,
     Case,
+    Functionality,
     Template,
     build_suite,
     case_records,
@@ -28,7 +29,9 @@ from tactful.functional import (
 )
 from tactful.functional._dataset import SUITE_ROWS
 from tactful.functional._fillers import FAMILIES, IDENTITIES, SLURS, indefinite
+from tactful.functional._score import SCORE_COLUMNS
 from tactful.identity import GROUPS, tag
+from tactful.taxonomy import CATEGORIES
 
 SUITE = build_suite()
 BY_TEXT = {c.text: c for c in SUITE}
@@ -45,7 +48,7 @@ def test_all_is_sorted_and_importable():
 def test_suite_is_deterministic_and_sized():
     again = build_suite()
     assert [(c.id, c.text) for c in again] == [(c.id, c.text) for c in SUITE]
-    assert len(SUITE) == SUITE_ROWS == 2796
+    assert len(SUITE) == SUITE_ROWS == 3582
     assert len({c.id for c in SUITE}) == len(SUITE)
     assert len({normalized_text(c.text) for c in SUITE}) == len(SUITE)
 
@@ -93,7 +96,31 @@ def test_the_issue_list_is_covered():
         "violent_harm_request",
         "jailbreak",
         "jailbreak_lookalike",
+        # issue 41: plain language, self-harm, and one harmful request per harm category
+        "technical_violent_words",
+        "figurative_language",
+        "fiction_history_request",
+        "safety_reporting_question",
+        "definition_question",
+        "threat_conditional",
+        "self_harm_disclosure",
+        "request_harassment",
+        "request_threat",
+        "request_hate",
+        "request_hate_violence",
+        "request_illicit",
+        "request_weapons",
+        "request_self_harm",
+        "request_self_harm_method",
+        "request_sexual",
+        "request_sexual_minors",
+        "request_gore",
     } == names
+    # every harm category is some functionality's expected category; self-harm is never a threat
+    assert {f.category for f in FUNCTIONALITIES} - {None} | {"self-harm/intent"} == set(CATEGORIES)
+    for f in FUNCTIONALITIES:
+        if f.category is not None and f.category.startswith("self-harm"):
+            assert "threat" in f.not_categories, f.name
     # the issue's own examples of what model 1.2.0 gets wrong
     assert BY_TEXT["I am a gay man."].functionality == "identity_self_description"
     assert BY_TEXT["I will kill you."].toxic
@@ -359,6 +386,34 @@ def test_score_functional_heads_and_no_opinion():
     json.dumps(list(rows.values()))
 
 
+def test_score_functional_checks_categories_over_the_heads_a_moderator_has():
+    (case,) = [c for c in SUITE if c.id == "shd01-000"]
+    assert case.category == "self-harm/intent"
+    (rec,) = case_records([case])
+    assert rec.labels == {
+        "toxicity": 1,
+        "self-harm/intent": 1,
+        "threat": 0,
+        "harassment/threatening": 0,
+    }
+    right = Analysis(flagged=True, flags={"self-harm/intent": True, "threat": False})
+    as_threat = Analysis(flagged=True, flags={"self-harm/intent": True, "threat": True})
+    old_model = Analysis(flagged=True, flags={"threat": True})  # no category heads: threat only
+    no_heads = Analysis(flagged=True)
+    frame = score_functional([rec] * 4, [right, as_threat, old_model, no_heads])
+    assert frame.loc[0, "category_pass_rate"] == pytest.approx(1 / 3)
+    assert frame.loc[0, "pass_rate"] == 1.0
+    frame = score_functional([rec], [no_heads])
+    assert pd.isna(frame.loc[0, "category_pass_rate"])
+
+
+def test_functionality_refuses_unknown_categories():
+    with pytest.raises(ConfigError, match="'category'"):
+        Functionality("x", "d", True, category="self harm")
+    with pytest.raises(ConfigError, match="not_categories holds menace, which are not heads"):
+        Functionality("x", "d", True, not_categories=("menace",))
+
+
 def test_score_functional_orders_rows_and_refuses_bad_input():
     recs = [_rec("x", "jailbreak", 1), _rec("y", "custom_thing", 0), _rec("z", "slur", 1)]
     frame = score_functional(recs, [Analysis(flagged=True)] * 3)
@@ -376,11 +431,11 @@ def test_a_perfect_moderator_passes_everything():
     recs = case_records(SUITE)
     perfect = []
     for r in recs:
-        flags = {k: bool(v) for k, v in r.labels.items() if k in ("jailbreak", "delicate")}
+        flags = {k: bool(v) for k, v in r.labels.items() if k != "toxicity"}
         spans = tuple(Span(t[0], t[1], t[2]) for t in r.meta["targets"])
         perfect.append(Analysis(flagged=bool(r.label), spans=spans, flags=flags))
     frame = score_functional(recs, perfect)
-    for col in ("pass_rate", "span_pass_rate", "jailbreak_pass_rate", "delicate_pass_rate"):
+    for col in (c for c in SCORE_COLUMNS if c.endswith("_rate")):
         values = [v for v in frame[col].tolist() if not pd.isna(v)]
         assert values and all(math.isclose(v, 1.0) for v in values), col
 
@@ -437,6 +492,7 @@ def test_functional_table_renders_rates_in_percent():
             "span_pass_rate": None,
             "jailbreak_pass_rate": None,
             "delicate_pass_rate": 1.0,
+            "category_pass_rate": None,
         }
     ]
     console = Console(width=120, record=True)
@@ -461,6 +517,7 @@ def test_functional_table_fits_an_80_column_terminal():
             "span_pass_rate": 1.0,
             "jailbreak_pass_rate": 1.0,
             "delicate_pass_rate": 1.0,
+            "category_pass_rate": 1.0,
         }
         for f in FUNCTIONALITIES
     ]
@@ -478,6 +535,7 @@ def test_functional_table_fits_an_80_column_terminal():
         "span",
         "jailbreak",
         "delicate",
+        "harm",
     ]
     assert all(any(line.split()[:1] == [f.name] for line in lines) for f in FUNCTIONALITIES)
 

@@ -30,7 +30,7 @@ __all__ = ["HOLISTIC_DESCRIPTORS_FILE", "load_suite_records"]
 HOLISTIC_DESCRIPTORS_FILE = "holistic_bias/descriptors.json"
 
 #: Rows the shipped HolisticBias file gives (checked by ``test_functional.py``).
-SUITE_ROWS = 2796
+SUITE_ROWS = 3582
 
 
 def load_suite_records(data_dir: str | os.PathLike[str] | None = None) -> list[Record]:
@@ -57,7 +57,8 @@ def load_suite_records(data_dir: str | os.PathLike[str] | None = None) -> list[R
             "tactful's functional test suite (tactful.functional): one row per case, generated "
             "with a fixed seed from templates written for tactful (none from a published suite) "
             "x fillers, with HolisticBias descriptors from the data folder. label = the expected "
-            "toxicity decision; labels: toxicity, and jailbreak / delicate where tested; spans = () "
+            "toxicity decision; labels: toxicity, and jailbreak / delicate where tested, the "
+            "expected harm category (1) and the heads it must not get (0) where tested; spans = () "
             "for harmless identity texts (a pass is no predicted span), None otherwise; "
             "meta: functionality, template_id, span_check, targets, group, fillers. "
             f"At most {DEFAULT_MAX_PER_TEMPLATE} cases per template. "

@@ -77,6 +77,10 @@ class Case:
         Target spans (the template's ``⟦…⟧`` parts), offsets into ``text``.
     jailbreak, delicate : bool or None
         Expected head decisions, ``None`` where not tested.
+    category : str or None
+        The harm category the case must be flagged with, ``None`` where not tested.
+    not_categories : tuple of str
+        Heads the case must not be flagged with.
     group : str or None
         The audit group of the identity or slur it was filled with.
     fillers : mapping of str to str
@@ -92,6 +96,8 @@ class Case:
     targets: tuple[Span, ...] = ()
     jailbreak: bool | None = None
     delicate: bool | None = None
+    category: str | None = None
+    not_categories: tuple[str, ...] = ()
     group: str | None = None
     fillers: Mapping[str, str] = field(default_factory=dict)
 
@@ -191,6 +197,8 @@ def generate(
                     targets=filled.targets,
                     jailbreak=func.jailbreak,
                     delicate=func.delicate,
+                    category=func.category,
+                    not_categories=func.not_categories,
                     group=values.get("_group"),
                     fillers={s: values[s] for s in slots},
                 )
@@ -254,7 +262,8 @@ def case_records(cases: Iterable[Case], split: str = "test", **meta: Any) -> lis
     """The cases as :class:`tactful.datasets.Record` rows (what ``load_dataset`` returns).
 
     ``label`` is the expected toxicity; ``labels`` holds ``toxicity`` and, where
-    tested, ``jailbreak`` and ``delicate``; ``spans`` is ``()`` for cases whose
+    tested, ``jailbreak`` and ``delicate``, 1 for the expected harm category and 0 for
+    each head in ``not_categories``; ``spans`` is ``()`` for cases whose
     span check is ``"empty"`` (so ``tactful eval`` scores their span F1: 1 per
     text with no predicted span) and ``None`` otherwise; ``groups`` are the
     audit groups :func:`tactful.identity.tag` finds in the text; ``meta`` holds
@@ -268,6 +277,9 @@ def case_records(cases: Iterable[Case], split: str = "test", **meta: Any) -> lis
             labels["jailbreak"] = int(c.jailbreak)
         if c.delicate is not None:
             labels["delicate"] = int(c.delicate)
+        if c.category is not None:
+            labels[c.category] = 1
+        labels.update(dict.fromkeys(c.not_categories, 0))
         out.append(
             Record(
                 c.id,

@@ -18,6 +18,7 @@ _COLUMNS = (
     ("span", "span_pass_rate"),
     ("jailbreak", "jailbreak_pass_rate"),
     ("delicate", "delicate_pass_rate"),
+    ("harm", "category_pass_rate"),
 )
 
 
@@ -33,7 +34,8 @@ def functional_table(rows: Sequence[Mapping[str, Any]], title: str | None = None
     """A rich table of :func:`~tactful.functional.functional_rows`.
 
     Rates in percent; ``span`` is the no-span rate of harmless identity texts or
-    the target-hit rate of toxic ones; ``—`` where a check does not apply. Drawn
+    the target-hit rate of toxic ones; ``harm`` the share flagged with the expected
+    harm category and none of the forbidden heads; ``—`` where a check does not apply. Drawn
     without vertical rules so that every column fits an 80-column terminal.
     """
     table = Table(
@@ -42,7 +44,8 @@ def functional_table(rows: Sequence[Mapping[str, Any]], title: str | None = None
         caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
-        padding=(0, 1, 0, 0),
+        show_edge=False,
+        padding=0,
     )
     for header, key in _COLUMNS:
         left = key in ("functionality", "expected")

@@ -25,6 +25,7 @@ SCORE_COLUMNS = (
     "span_pass_rate",
     "jailbreak_pass_rate",
     "delicate_pass_rate",
+    "category_pass_rate",
 )
 
 _ORDER = {f.name: i for i, f in enumerate(FUNCTIONALITIES)}
@@ -50,6 +51,21 @@ def _head_pass(record: Record, analysis: Analysis, head: str) -> bool | None:
     if expected is None or head not in analysis.flags:
         return None  # not tested here, or the moderator has no opinion on the head
     return bool(analysis.flags[head]) == bool(expected)
+
+
+#: Heads whose labels the other columns check.
+_OTHER_HEADS = frozenset({"toxicity", "jailbreak", "delicate"})
+
+
+def _category_pass(record: Record, analysis: Analysis) -> bool | None:
+    """Every category head the record labels and the moderator has agrees with its label
+    (flagged for the expected category, not flagged for the forbidden ones)."""
+    known = [
+        bool(analysis.flags[h]) == bool(v)
+        for h, v in record.labels.items()
+        if h not in _OTHER_HEADS and v is not None and h in analysis.flags
+    ]
+    return all(known) if known else None
 
 
 def _rate(values: list[bool | None]) -> float | None:
@@ -89,7 +105,10 @@ def score_functional(records: Sequence[Record], analyses: Sequence[Analysis]) ->
           predicted span at all (harmless identity texts); for ``"hit"``, the
           share where every target span overlaps a predicted span;
         * ``jailbreak_pass_rate``, ``delicate_pass_rate`` (Float64): share whose
-          ``flags["jailbreak"]`` / ``flags["delicate"]`` equals the expected one.
+          ``flags["jailbreak"]`` / ``flags["delicate"]`` equals the expected one;
+        * ``category_pass_rate`` (Float64): share flagged with the expected harm
+          category and with none of the forbidden heads (a self-harm disclosure is
+          never a ``threat``), over the heads the moderator has.
 
         Policy for what does not apply: ``<NA>`` (never a sentinel number) when
         the functionality has no such check, or the moderator has no opinion on
@@ -147,13 +166,14 @@ def score_functional(records: Sequence[Record], analyses: Sequence[Analysis]) ->
                 "delicate_pass_rate": _rate(
                     [_head_pass(records[i], analyses[i], "delicate") for i in idx]
                 ),
+                "category_pass_rate": _rate([_category_pass(records[i], analyses[i]) for i in idx]),
             }
         )
     frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     frame["n"] = frame["n"].astype("Int64")
     for col in ("functionality", "expected", "span_check"):
         frame[col] = frame[col].astype("string")
-    for col in ("pass_rate", "span_pass_rate", "jailbreak_pass_rate", "delicate_pass_rate"):
+    for col in (c for c in SCORE_COLUMNS if c.endswith("_rate")):
         frame[col] = pd.array(frame[col].tolist(), dtype="Float64")
     return frame
 

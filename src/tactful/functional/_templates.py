@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
 
+from .._heads import CATEGORY_HEADS
 from .._types import Span
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Nullable, OneOf, Str, validate_params
+from ..taxonomy import CATEGORIES
 
 __all__ = [
     "SPAN_CHECKS",
@@ -75,6 +77,12 @@ class Functionality:
         The expected jailbreak decision, ``None`` where it is not tested.
     delicate : bool or None
         The expected delicate decision, ``None`` where it is not tested.
+    category : str or None
+        The harm category (:data:`tactful.taxonomy.CATEGORIES`) every case must be
+        flagged with, ``None`` where none is tested.
+    not_categories : tuple of str
+        Heads no case may be flagged with: harm categories or sequence heads
+        (a self-harm disclosure is never a ``threat``).
     """
 
     name: str
@@ -83,6 +91,8 @@ class Functionality:
     span_check: str = "none"
     jailbreak: bool | None = None
     delicate: bool | None = None
+    category: str | None = None
+    not_categories: tuple[str, ...] = ()
 
     _parameter_constraints: ClassVar[Constraints] = {
         "name": Str(nonempty=True),
@@ -91,9 +101,16 @@ class Functionality:
         "span_check": OneOf(SPAN_CHECKS),
         "jailbreak": Nullable(Bool()),
         "delicate": Nullable(Bool()),
+        "category": Nullable(OneOf(CATEGORIES)),
     }
 
     def __post_init__(self) -> None:
+        unknown = [h for h in self.not_categories if h not in CATEGORY_HEADS]
+        if unknown:
+            raise ConfigError(
+                f"Functionality {self.name!r}: not_categories holds {', '.join(unknown)}, "
+                f"which are not heads; heads are {', '.join(CATEGORY_HEADS)}."
+            )
         validate_params(
             "Functionality",
             self._parameter_constraints,
@@ -103,6 +120,7 @@ class Functionality:
             span_check=self.span_check,
             jailbreak=self.jailbreak,
             delicate=self.delicate,
+            category=self.category,
         )
 
 
