@@ -54,6 +54,14 @@ def test_category_sources_and_their_targets(data_dir):
     from tactful.datasets._harm import harm_test_texts
 
     assert not {e.text for e in got} & harm_test_texts(data_dir)
+    # caps: a seeded sample of a source, in its order; the other sources untouched
+    capped = category_examples(data_dir, {"conan": 10, "harm_benign": 10**6})
+    assert capped == category_examples(data_dir, {"conan": 10})
+    kept = [e for e in capped if e.source == "conan"]
+    assert len(kept) == 10 and len({e.text for e in kept}) == 10
+    order = [i for i, e in enumerate(got) if e.source == "conan"]
+    assert [got[i] for i in order if got[i] in kept] == kept
+    assert [e for e in capped if e.source != "conan"] == [e for e in got if e.source != "conan"]
 
 
 def test_toxicchat_rows_get_weak_category_targets(data_dir):

@@ -38,8 +38,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import random
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .._heads import CATEGORY_HEADS, SEQ_HEADS
@@ -51,6 +53,7 @@ from ._category_templates import category_template_rows
 from ._mixture import Example
 
 __all__ = [
+    "CATEGORY_CAPS",
     "CATEGORY_SOURCES",
     "category_examples",
     "category_mixture",
@@ -62,6 +65,12 @@ NAN = math.nan
 
 #: The category sources, in the order :func:`category_examples` adds them: the harm sets.
 CATEGORY_SOURCES = HARM_SETS
+
+#: At most this many train examples of a source (a seeded sample, in the source's order):
+#: the counter-narrative sets would otherwise outnumber every other category source three
+#: to one. ``tactful train start --categories`` records the caps in the run's config, so a
+#: resumed run reads the same examples whatever this default becomes.
+CATEGORY_CAPS: Mapping[str, int] = MappingProxyType({"conan": 2000, "dialoconan": 2000})
 
 _TOXICCHAT_TOXIC_ROWS = "toxicchat/toxicchat0124_train_toxic_rows.csv"
 
@@ -91,8 +100,24 @@ def _no_category() -> dict[str, float]:
     return dict.fromkeys(CATEGORIES, 0.0)
 
 
-def category_examples(data_dir: str | Path | None = None) -> list[Example]:
-    """The examples of :data:`CATEGORY_SOURCES` (their ``train`` parts), 21 targets each."""
+def _capped(examples: list[Example], caps: Mapping[str, int]) -> list[Example]:
+    by_source: dict[str, list[int]] = {}
+    for i, e in enumerate(examples):
+        by_source.setdefault(e.source, []).append(i)
+    drop: set[int] = set()
+    for source, idx in by_source.items():
+        cap = caps.get(source)
+        if cap is not None and len(idx) > cap:
+            keep = set(random.Random(f"cap:{source}").sample(idx, cap))
+            drop.update(i for i in idx if i not in keep)
+    return [e for i, e in enumerate(examples) if i not in drop]
+
+
+def category_examples(
+    data_dir: str | Path | None = None, caps: Mapping[str, int] | None = None
+) -> list[Example]:
+    """The examples of :data:`CATEGORY_SOURCES` (their ``train`` parts), 21 targets each,
+    at most ``caps[source]`` of a source (none capped by default)."""
     out: list[Example] = []
     for r in load_dataset("harm_requests", "train", data_dir=data_dir):
         out.append(_row(r, "harm_requests", {"toxicity": r.label, **r.labels}))
@@ -109,7 +134,7 @@ def category_examples(data_dir: str | Path | None = None) -> list[Example]:
         row = Record(functionality, text, None, "train")
         out.append(_row(row, "category_templates", targets))
     held = harm_test_texts(data_dir)
-    return [e for e in out if e.text not in held]
+    return _capped([e for e in out if e.text not in held], caps or {})
 
 
 def toxicchat_weak_labels(data_dir: str | Path | None = None) -> dict[str, dict[str, float]]:
@@ -129,7 +154,9 @@ def toxicchat_weak_labels(data_dir: str | Path | None = None) -> dict[str, dict[
 
 
 def category_mixture(
-    examples: Iterable[Example], data_dir: str | Path | None = None
+    examples: Iterable[Example],
+    data_dir: str | Path | None = None,
+    caps: Mapping[str, int] | None = None,
 ) -> list[Example]:
     """A stage mixture's ``examples`` widened to :data:`CATEGORY_HEADS`, ToxicChat's rows
     given their weak category targets, then :func:`category_examples`.
@@ -138,7 +165,7 @@ def category_mixture(
     OpenAI scores the toxic-rows file holds gets them as soft targets (its ``illicit``
     stays unknown). Only ToxicChat's ``train`` split is ever in a stage mixture. An example
     whose text is test in a harm set (ToxiGen's annotated sentences hold seed statements)
-    is left out.
+    is left out. ``caps``: see :func:`category_examples`.
     """
     weak = toxicchat_weak_labels(data_dir)
     held = harm_test_texts(data_dir)
@@ -152,4 +179,4 @@ def category_mixture(
                 seq[CATEGORY_HEADS.index(c)] = v
             e = dataclasses.replace(e, seq=seq)
         out.append(e)
-    return out + category_examples(data_dir)
+    return out + category_examples(data_dir, caps)

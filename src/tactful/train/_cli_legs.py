@@ -85,7 +85,8 @@ def add_leg_commands(app: typer.Typer) -> None:
             bool,
             typer.Option(
                 "--categories/--no-categories",
-                help="Add a head per harm category (OpenAI's 13) and their training data.",
+                help="Add a head per harm category (OpenAI's 13) and their training data "
+                "(at most 2,000 examples each of conan and dialoconan).",
             ),
         ] = False,
         init: Annotated[
@@ -110,6 +111,7 @@ def add_leg_commands(app: typer.Typer) -> None:
             )
         require_train_extra()
         from .._heads import CATEGORY_HEADS
+        from ._categories import CATEGORY_CAPS
         from ._legs import LegConfig, start_run
 
         cfg = LegConfig(
@@ -123,7 +125,7 @@ def add_leg_commands(app: typer.Typer) -> None:
                 "broad_toxicity": broad_toxicity,
                 **dict.fromkeys(sorted(set(template or [])), True),
             }
-            | ({"categories": True} if categories else {}),
+            | ({"categories": True, "category_caps": dict(CATEGORY_CAPS)} if categories else {}),
             init=str(runs / init) if init else None,
             train={
                 "epochs": epochs,

@@ -185,18 +185,20 @@ def stage_examples(
     stage: int = 1,
     seed: int = 0,
     categories: bool = False,
+    category_caps: dict[str, int] | None = None,
     **flags: Any,
 ) -> list[Any]:
     """The examples of a training stage (:func:`~tactful.train.stage_mixture`); with
     ``categories``, widened to the harm-category heads and joined by the category sources
-    (:func:`~tactful.train._categories.category_mixture`)."""
+    (:func:`~tactful.train._categories.category_mixture`, at most ``category_caps[source]``
+    examples of a source)."""
     from ._stages import stage_mixture
 
     examples = stage_mixture(data_dir, stage, seed, **flags)[0]
     if categories:
         from ._categories import category_mixture
 
-        examples = category_mixture(examples, data_dir)
+        examples = category_mixture(examples, data_dir, category_caps)
     return examples
 
 
