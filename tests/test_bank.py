@@ -123,6 +123,12 @@ def test_item_split_is_stable_and_near_its_share():
     # The first items of one source, pinned: a change of the rule changes every split.
     first = [item_split("advbench", str(i)) for i in range(8)]
     assert first == ["train", "train", "test", "train", "train", "train", "train", "train"]
+    # A dev share takes items from train only: the test items stay test.
+    with_dev = [item_split("advbench", str(i), 0.1) for i in range(2000)]
+    assert [i for i, s in enumerate(with_dev) if s == "test"] == [
+        i for i, s in enumerate(splits) if s == "test"
+    ]
+    assert abs(with_dev.count("dev") / 2000 - 0.1) < 0.03
 
 
 def test_per_character_files_round_trip_in_parts_and_refuse(tmp_path, monkeypatch):

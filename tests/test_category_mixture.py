@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from tactful._heads import CATEGORY_HEADS, SEQ_HEADS
@@ -13,6 +14,7 @@ from tactful.taxonomy import CATEGORIES
 torch = pytest.importorskip("torch", reason="the train extra's torch is not installed")
 
 from tactful.train._categories import (
+    CATEGORY_SOURCES,
     category_examples,
     category_mixture,
     toxicchat_weak_labels,
@@ -122,3 +124,39 @@ def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite
         category_template_rows("suite")
     mixed = [e for e in category_examples(data_dir) if e.source == "category_templates"]
     assert {e.text for e in mixed} == {t for t, _, _ in train}
+
+
+class _Gold:
+    """Scores each harm category with its dev label (0.9 in it, 0.1 not, 0.5 unknown),
+    except ``sexual``, scored at random."""
+
+    heads = CATEGORY_HEADS
+
+    def __init__(self, rows):
+        self.table = {e.text: e.seq for e in rows}
+
+    def predict_arrays(self, texts):
+        gold = np.array([self.table[t] for t in texts], dtype=float)
+        seq = np.where(np.isnan(gold), 0.5, np.where(gold == 1, 0.9, 0.1))
+        seq[:, CATEGORY_HEADS.index("sexual")] = np.random.default_rng(0).random(len(texts))
+        return (seq,)
+
+
+def test_category_points_are_chosen_on_the_dev_parts(data_dir):
+    from tactful.train._thresholds import CATEGORY_MIN_ROWS, choose_category_thresholds
+
+    dev = category_examples(data_dir, split="dev")
+    train = category_examples(data_dir)
+    assert dev and not {e.text for e in dev} & {e.text for e in train}
+    assert {e.source for e in dev} == {*CATEGORY_SOURCES, "category_templates"}
+    th, fig = choose_category_thresholds(_Gold(dev), data_dir, CATEGORIES)
+    cats = fig["categories"]
+    assert cats["category_dev_rows"] == len(dev)
+    hate = cats["hate"]
+    assert (hate["auc"], hate["f1"], th["hate"]) == (1.0, 1.0, 0.125)
+    assert hate["positives"] >= CATEGORY_MIN_ROWS and hate["rows"] > hate["positives"]
+    assert cats["sexual"]["auc"] < 0.75 and th["sexual"] != 0.125
+    few = [c for c in CATEGORIES if cats[c]["positives"] < CATEGORY_MIN_ROWS]
+    assert all(th[c] == 0.5 and "auc" not in cats[c] for c in few)
+    with pytest.raises(ValueError, match=r"split must be 'train' or 'dev', not 'test'\."):
+        category_examples(data_dir, split="test")

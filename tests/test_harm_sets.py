@@ -23,16 +23,19 @@ def test_category_labels_leave_undecided_subcategories_unknown():
 @pytest.mark.parametrize("name", HARM_SETS)
 def test_no_test_text_is_a_train_text(data_dir, name):
     train = {r.text for r in load_dataset(name, "train", data_dir=data_dir)}
+    dev = {r.text for r in load_dataset(name, "dev", data_dir=data_dir)}
     test = load_dataset(name, "test", data_dir=data_dir)
     assert test and not train & {r.text for r in test}
-    assert 0.08 < len(test) / (len(test) + len(train)) < 0.25
+    assert dev and not train & dev and not dev & {r.text for r in test}
+    n = len(test) + len(train) + len(dev)
+    assert 0.08 < len(test) / n < 0.25 and 0.04 < len(dev) / n < 0.15
 
 
 def test_twins_and_questions_keep_one_split(data_dir):
     def splits(name, prefix):
         return {
             r.id.removeprefix(prefix).split("-")[0]: r.split
-            for s in ("train", "test")
+            for s in ("train", "dev", "test")
             for r in load_dataset(name, s, data_dir=data_dir)
             if r.id.startswith(prefix)
         }
@@ -55,7 +58,7 @@ def test_twins_and_questions_keep_one_split(data_dir):
 def test_labels_and_categories(data_dir):
     req = {
         r.id: r
-        for s in ("train", "test")
+        for s in ("train", "dev", "test")
         for r in load_dataset("harm_requests", s, data_dir=data_dir)
     }
     assert len(req) == 2059
@@ -79,8 +82,11 @@ def test_labels_and_categories(data_dir):
     resp = load_dataset("dna_responses", "train", data_dir=data_dir)
     assert {r.label for r in resp} == {0, 1}
     assert (
-        sum(r.label for r in resp)
-        + sum(r.label for r in load_dataset("dna_responses", "test", data_dir=data_dir))
+        sum(
+            r.label
+            for s in ("train", "dev", "test")
+            for r in load_dataset("dna_responses", s, data_dir=data_dir)
+        )
         == 193
     )
 

@@ -1,14 +1,16 @@
 """The harm sets: harmful requests, their harmless twins, AI responses, counter-speech.
 
-Each is split by item with :func:`~tactful.datasets._splits.item_split` (about 20 % test,
-by a stable hash of the set's name and the item), so that no item straddles the split: a
-Do-Not-Answer question with its six responses, a JailbreakBench behaviour with its
-harmless twin, a DIALOCONAN dialogue. A test record whose exact text a train record of the
-same data set also holds is train (HarmBench and JailbreakBench share behaviours,
-DIALOCONAN repeats turns, the chat models repeat stock refusals), and a harmless twin
-follows its harmful twin. The ``train`` items are the ones the teacher-label
-bank holds (:mod:`tactful.train._bank_sources` splits them with the same keys, and drops
-every test text, :func:`harm_test_texts`).
+Each is split by item with :func:`~tactful.datasets._splits.item_split` (about 20 % test
+and 10 % dev, by a stable hash of the set's name and the item), so that no item straddles
+the split: a Do-Not-Answer question with its six responses, a JailbreakBench behaviour with
+its harmless twin, a DIALOCONAN dialogue. A test or dev record whose exact text a train
+record of the same data set also holds is train, and a test record whose text a dev record
+holds is dev (HarmBench and JailbreakBench share behaviours, DIALOCONAN repeats turns, the
+chat models repeat stock refusals); a harmless twin follows its harmful twin. The ``dev``
+part chooses the harm categories' operating points; only ``train`` is trained on. The
+``train`` items are the ones the teacher-label bank's students read
+(:mod:`tactful.train._bank_sources` splits them with the same keys, and drops every test
+text, :func:`harm_test_texts`).
 
 Where a set names the harm, ``Record.labels`` holds OpenAI's 13 categories
 (:mod:`tactful.taxonomy`): 1 for the categories its label implies, ``None`` for the
@@ -28,6 +30,9 @@ from ._io import Source, Table
 from ._record import Record
 from ._spec import DatasetSpec, dataset
 from ._splits import item_split
+
+#: Share of each harm set's items in its ``dev`` part (after the 20 % test part).
+HARM_DEV_SHARE = 0.1
 
 HARMBENCH = "harmful_requests/harmbench_behaviors.csv"
 JBB_HARMFUL = "harmful_requests/jbb_harmful_behaviors.csv"
@@ -65,6 +70,10 @@ def category_labels(cats: Iterable[str]) -> dict[str, int | None]:
     return {c: 1 if c in on else (None if c.split("/")[0] in on else 0) for c in CATEGORIES}
 
 
+def _split(source: str, item: str) -> str:
+    return item_split(source, item, HARM_DEV_SHARE)
+
+
 def _hate(rid: str, text: str, label: int, split: str, **meta: str) -> Record:
     return Record(rid, text, label, split, {"hate": label}, meta=meta)
 
@@ -77,23 +86,28 @@ def _binary(src: Source, rel: str, col: str, value: str, kinds: tuple[str, str],
 
 
 def _table(records: list[Record]) -> Table:
-    """The records split train/test, where a test record whose exact text a train record
-    holds (a behaviour two sets share, a stock refusal, a repeated dialogue turn) is train:
-    no test text is ever trained on."""
+    """The records split train/dev/test, where a test or dev record whose exact text a train
+    record holds (a behaviour two sets share, a stock refusal, a repeated dialogue turn) is
+    train, and a test record whose text a dev record holds is dev: no test text is ever
+    trained on or chosen on."""
     train = {r.text for r in records if r.split == "train"}
     records = [
-        replace(r, split="train") if r.split == "test" and r.text in train else r for r in records
+        replace(r, split="train") if r.split != "train" and r.text in train else r for r in records
+    ]
+    dev = {r.text for r in records if r.split == "dev"}
+    records = [
+        replace(r, split="dev") if r.split == "test" and r.text in dev else r for r in records
     ]
     return Table(
         records,
-        {s: [i for i, r in enumerate(records) if r.split == s] for s in ("train", "test")},
+        {s: [i for i, r in enumerate(records) if r.split == s] for s in ("train", "dev", "test")},
     )
 
 
 def _split_spec(
     name: str, task: str, files: tuple[str, ...], rows: dict[str, int], description: str
 ) -> DatasetSpec:
-    return DatasetSpec(name, task, ("train", "test"), "test", files, description, rows)
+    return DatasetSpec(name, task, ("train", "dev", "test"), "test", files, description, rows)
 
 
 @dataset(
@@ -101,7 +115,7 @@ def _split_spec(
         "harm_requests",
         "toxicity",
         _REQUEST_FILES,
-        {"train": 1651, "test": 408},
+        {"train": 1460, "dev": 191, "test": 408},
         "Harmful requests, label 1 = should be flagged: HarmBench's 400 behaviours "
         "(id 'harmbench-<BehaviorID>', its SemanticCategory in meta['category']), "
         "JailbreakBench's 100 harmful behaviours ('jbb-<Index>'), AdvBench's 520 "
@@ -110,7 +124,7 @@ def _split_spec(
         "of OpenAI's categories, None for the risky-to-answer rest: privacy, advice, "
         "misinformation, a chatbot treated as a human). labels: OpenAI's 13 categories "
         "where the set names the harm (tactful.taxonomy), meta['set'] the source set. "
-        "Split by item, about 20 % test (item_split).",
+        "Split by item, about 20 % test and 10 % dev (item_split).",
     )
 )
 def _harm_requests(src: Source) -> Table:
@@ -128,7 +142,7 @@ def _request_records(src: Source) -> list[Record]:
                 f"harmbench-{bid}",
                 text,
                 1,
-                item_split("harmbench", bid),
+                _split("harmbench", bid),
                 category_labels(categories_of("harmbench", cat)),
                 meta={"set": "harmbench", "category": cat},
             )
@@ -140,16 +154,14 @@ def _request_records(src: Source) -> list[Record]:
                 f"jbb-{idx}",
                 text,
                 1,
-                item_split("jailbreakbench", idx),
+                _split("jailbreakbench", idx),
                 category_labels(categories_of("jailbreakbench", cat)),
                 meta={"set": "jailbreakbench", "category": cat},
             )
         )
     for i, text in enumerate(src.read_csv(ADVBENCH, ["goal"])["goal"]):
         out.append(
-            Record(
-                f"advbench-{i}", text, 1, item_split("advbench", str(i)), meta={"set": "advbench"}
-            )
+            Record(f"advbench-{i}", text, 1, _split("advbench", str(i)), meta={"set": "advbench"})
         )
     lines = [ln.strip() for ln in src.read_lines(MALICIOUS_INSTRUCT) if ln.strip()]
     for i, text in enumerate(lines):
@@ -158,7 +170,7 @@ def _request_records(src: Source) -> list[Record]:
                 f"malicious_instruct-{i}",
                 text,
                 1,
-                item_split("malicious_instruct", str(i)),
+                _split("malicious_instruct", str(i)),
                 meta={"set": "malicious_instruct"},
             )
         )
@@ -172,7 +184,7 @@ def _request_records(src: Source) -> list[Record]:
                 f"dna-{qid}",
                 text,
                 1 if cats else None,
-                item_split("do_not_answer", qid),
+                _split("do_not_answer", qid),
                 category_labels(cats),
                 meta={
                     "set": "do_not_answer",
@@ -189,11 +201,11 @@ def _request_records(src: Source) -> list[Record]:
         "harm_benign",
         "toxicity",
         (JBB_BENIGN, TRUTHFULQA, *_REQUEST_FILES),
-        {"train": 706, "test": 184},
+        {"train": 623, "dev": 83, "test": 184},
         "Harmless prompts, label 0: JailbreakBench's 100 benign behaviours, each the "
         "harmless twin of a harmful one on the same topic ('jbb-benign-<Index>', split with "
         "its twin), and TruthfulQA's 790 questions ('truthfulqa-<row>'). labels: every one "
-        "of OpenAI's 13 categories 0. Split by item, about 20 % test (item_split).",
+        "of OpenAI's 13 categories 0. Split by item, about 20 % test and 10 % dev (item_split).",
     )
 )
 def _harm_benign(src: Source) -> Table:
@@ -221,7 +233,7 @@ def _harm_benign(src: Source) -> Table:
                 f"truthfulqa-{i}",
                 text,
                 0,
-                item_split("truthfulqa", str(i)),
+                _split("truthfulqa", str(i)),
                 none,
                 meta={"set": "truthfulqa", "category": cat},
             )
@@ -234,7 +246,7 @@ def _harm_benign(src: Source) -> Table:
         "dna_responses",
         "toxicity",
         _REQUEST_FILES,
-        {"train": 4699, "test": 935},
+        {"train": 4189, "dev": 510, "test": 935},
         "Do-Not-Answer's responses: six chat models' answers to its 939 risky questions, "
         "label 1 where the set's annotators judged the answer harmful (<model>_harmful). "
         "Moderation of AI outputs. id 'dna-<id>-<model>'; meta['question'] the question; "
@@ -274,7 +286,7 @@ def _dna_responses(src: Source) -> Table:
         "conan",
         "hate",
         (CONAN,),
-        {"train": 8330, "test": 1676},
+        {"train": 7479, "dev": 851, "test": 1676},
         "Multitarget-CONAN: 5,003 expert-written hate speech (label 1, id 'conan-<INDEX>-hs') "
         "and counter-narrative (label 0, 'conan-<INDEX>-cn') pairs; counter-narratives are "
         "harmless speech about the targeted group, often quoting or negating the hate. "
@@ -287,7 +299,7 @@ def _conan(src: Source) -> Table:
     for idx, hs, cn, target in zip(
         df["INDEX"], df["HATE_SPEECH"], df["COUNTER_NARRATIVE"], df["TARGET"], strict=True
     ):
-        split = item_split("multitarget_conan", idx)
+        split = _split("multitarget_conan", idx)
         out.append(_hate(f"conan-{idx}-hs", hs, 1, split, target=target, pair=idx))
         out.append(_hate(f"conan-{idx}-cn", cn, 0, split, target=target, pair=idx))
     return _table(out)
@@ -298,7 +310,7 @@ def _conan(src: Source) -> Table:
         "dialoconan",
         "hate",
         (DIALOCONAN,),
-        {"train": 14675, "test": 1950},
+        {"train": 13447, "dev": 1228, "test": 1950},
         "DIALOCONAN: 16,625 turns (the data README says 16,681) of dialogues alternating "
         "hate speech (type HS, label 1) and counter-narratives (CN, label 0). "
         "id 'dialoconan-<dialogue_id>-<turn_id>'; meta['target'], meta['dialogue']. Split by dialogue (item_split). Research use only.",
@@ -311,7 +323,7 @@ def _dialoconan(src: Source) -> Table:
         zip(df["text"], df["TARGET"], df["dialogue_id"], df["turn_id"], df["type"], strict=True)
     ):
         label = _binary(src, DIALOCONAN, "type", kind, ("HS", "CN"), row)
-        split = item_split("dialoconan", dlg)
+        split = _split("dialoconan", dlg)
         out.append(
             _hate(f"dialoconan-{dlg}-{turn}", text, label, split, target=target, dialogue=dlg)
         )
@@ -323,7 +335,7 @@ def _dialoconan(src: Source) -> Table:
         "toxigen_seeds",
         "hate",
         (TOXIGEN_SEEDS,),
-        {"train": 600, "test": 122},
+        {"train": 536, "dev": 64, "test": 122},
         "ToxiGen's 722 human-written seed statements about 13 groups: implicit, mostly "
         "profanity-free hate (label 1) and harmless statements about the group (label 0). "
         "id 'toxigen_seeds-<row>', meta['target'] the group. Split by row (item_split).",
@@ -336,7 +348,7 @@ def _toxigen_seeds(src: Source) -> Table:
         zip(df["target_group"], df["label"], df["text"], strict=True)
     ):
         label = _binary(src, TOXIGEN_SEEDS, "label", lab, ("hate", "neutral"), i)
-        split = item_split("toxigen_seeds", str(i))
+        split = _split("toxigen_seeds", str(i))
         out.append(_hate(f"toxigen_seeds-{i}", text, label, split, target=group))
     return _table(out)
 

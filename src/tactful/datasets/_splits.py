@@ -86,13 +86,17 @@ def stratified_kfold(
 TEST_SHARE = 0.2
 
 
-def item_split(source: str, item: str) -> str:
-    """``"test"`` for about :data:`TEST_SHARE` of a source's items, else ``"train"``.
+def item_split(source: str, item: str, dev_share: float = 0.0) -> str:
+    """``"test"`` for about :data:`TEST_SHARE` of a source's items, ``"dev"`` for about
+    ``dev_share`` more, else ``"train"``.
 
     Stable across machines and orders: the first 8 hex digits of
-    ``sha256("SOURCE:ITEM")`` below ``TEST_SHARE * 16**8`` are test. The item is what
+    ``sha256("SOURCE:ITEM")`` below ``TEST_SHARE * 16**8`` are test, the next
+    ``dev_share * 16**8`` dev (so a dev part never takes a test item). The item is what
     must not straddle the split: a Do-Not-Answer question with its six responses, a
     JailbreakBench behaviour with its harmless twin, a DIALOCONAN dialogue.
     """
     h = int(hashlib.sha256(f"{source}:{item}".encode()).hexdigest()[:8], 16)
-    return "test" if h < TEST_SHARE * 16**8 else "train"
+    if h < TEST_SHARE * 16**8:
+        return "test"
+    return "dev" if h < (TEST_SHARE + dev_share) * 16**8 else "train"

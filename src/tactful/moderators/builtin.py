@@ -27,14 +27,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._hashing import sha256_file
-from .._heads import SEQ_HEADS, SPAN_TYPES, check_heads
+from .._heads import CATEGORY_HEADS, SEQ_HEADS, SPAN_TYPES, check_heads
 from .._models import model_dir as _installed_model_dir
 from .._types import Analysis, Span
 from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError, UnknownNameError
 from ..normalize import normalize
 from ..params import Constraint, Constraints, Float, Int, Nullable, OneOf, Str, check_param
-from ..taxonomy import CATEGORIES
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:
@@ -130,7 +129,7 @@ class _Thresholds(Constraint):
 
     def describe(self) -> str:
         return "a mapping of head name to a float in [0, 1], heads: " + ", ".join(
-            (*SEQ_HEADS, *CATEGORIES, *_EXTRA_THRESHOLDS)
+            (*CATEGORY_HEADS, *_EXTRA_THRESHOLDS)
         )
 
     def convert(self, value: Any) -> dict[str, float] | None:
@@ -139,7 +138,7 @@ class _Thresholds(Constraint):
         heads = Float(0.0, 1.0)
         out = {}
         for head, t in value.items():
-            if head not in SEQ_HEADS and head not in CATEGORIES and head not in _EXTRA_THRESHOLDS:
+            if head not in CATEGORY_HEADS and head not in _EXTRA_THRESHOLDS:
                 raise ValueError
             out[head] = heads.convert(t)
         return out or None

@@ -114,26 +114,35 @@ def _capped(examples: list[Example], caps: Mapping[str, int]) -> list[Example]:
 
 
 def category_examples(
-    data_dir: str | Path | None = None, caps: Mapping[str, int] | None = None
+    data_dir: str | Path | None = None,
+    caps: Mapping[str, int] | None = None,
+    split: str = "train",
 ) -> list[Example]:
-    """The examples of :data:`CATEGORY_SOURCES` (their ``train`` parts), 21 targets each,
-    at most ``caps[source]`` of a source (none capped by default)."""
+    """The examples of :data:`CATEGORY_SOURCES` and the category templates, 21 targets
+    each, from their ``split`` part (``"train"``, or ``"dev"``, on which the categories'
+    operating points are chosen), at most ``caps[source]`` of a source (none capped by
+    default). A dev text that is a train text of another source (DIALOCONAN quotes
+    Multitarget-CONAN) is left out of the dev part."""
+    if split not in ("train", "dev"):
+        raise ValueError(f"split must be 'train' or 'dev', not {split!r}.")
     out: list[Example] = []
-    for r in load_dataset("harm_requests", "train", data_dir=data_dir):
+    for r in load_dataset("harm_requests", split, data_dir=data_dir):
         out.append(_row(r, "harm_requests", {"toxicity": r.label, **r.labels}))
-    for r in load_dataset("harm_benign", "train", data_dir=data_dir):
+    for r in load_dataset("harm_benign", split, data_dir=data_dir):
         out.append(_row(r, "harm_benign", {"toxicity": 0, "jailbreak": 0, **_no_category()}))
-    for r in load_dataset("dna_responses", "train", data_dir=data_dir):
+    for r in load_dataset("dna_responses", split, data_dir=data_dir):
         cats = _no_category() if r.label == 0 else {}
         out.append(_row(r, "dna_responses", {"toxicity": r.label, **cats}))
     for name in ("conan", "dialoconan", "toxigen_seeds"):
-        for r in load_dataset(name, "train", data_dir=data_dir):
+        for r in load_dataset(name, split, data_dir=data_dir):
             labels: dict[str, float | None] = {"hate": 1} if r.label == 1 else dict(_no_category())
             out.append(_row(r, name, {"toxicity": r.label, "identity_attack": r.label, **labels}))
-    for text, functionality, targets in category_template_rows("train"):
-        row = Record(functionality, text, None, "train")
+    for text, functionality, targets in category_template_rows(split):
+        row = Record(functionality, text, None, split)
         out.append(_row(row, "category_templates", targets))
-    held = harm_test_texts(data_dir)
+    held = set(harm_test_texts(data_dir))
+    if split == "dev":
+        held |= {e.text for e in category_examples(data_dir)}
     return _capped([e for e in out if e.text not in held], caps or {})
 
 

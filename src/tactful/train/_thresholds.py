@@ -1,4 +1,4 @@
-"""Operating points chosen on dev data: the toxicity, jailbreak, delicate and span thresholds of a card."""
+"""Operating points chosen on dev data: the toxicity, jailbreak, delicate, span and harm-category thresholds of a card."""
 
 from __future__ import annotations
 
@@ -17,10 +17,12 @@ from ._devrows import delicate_dev_rows, harmless_dev_texts, offensive_dev_rows
 from ._provenance import run_span_gold
 
 __all__ = [
+    "CATEGORY_MIN_ROWS",
     "DELICATE_MIN_ROWS",
     "DEV_RESAMPLES",
     "THRESHOLD_GRID",
     "best_f1_threshold",
+    "choose_category_thresholds",
     "choose_delicate_threshold",
     "choose_span_threshold",
     "choose_thresholds",
@@ -47,6 +49,11 @@ DEV_RESAMPLES = 1000
 #: The fewest held-out DeTexD rows on which the delicate point is chosen
 #: (:func:`choose_delicate_threshold`); with fewer the head keeps 0.5.
 DELICATE_MIN_ROWS = 100
+
+
+#: The fewest dev rows of each class (in the category, and not) on which a harm
+#: category's point is chosen (:func:`choose_category_thresholds`); with fewer it keeps 0.5.
+CATEGORY_MIN_ROWS = 10
 
 
 def _grid_outcomes(y: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -163,6 +170,42 @@ def choose_delicate_threshold(
     at_half = grid_f1(y, p)[int(np.flatnonzero(THRESHOLD_GRID == 0.5)[0])]
     fig["detexd_heldout_delicate_f1_at_0.5"] = round(float(at_half), 4)
     return point, fig
+
+
+def choose_category_thresholds(
+    mod: Any, data_dir: str | Path | None, categories: Sequence[str]
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Each harm category's operating point on the category sources' ``dev`` parts
+    (:func:`~tactful.train._categories.category_examples` with ``split="dev"``: the harm
+    sets' dev items and the held-out category templates), the best mean F1 over
+    :data:`DEV_RESAMPLES` bootstrap resamples of the rows that label the category, and
+    the dev figures: per category its rows, positives, AUC and F1 at the point. A
+    category with fewer than :data:`CATEGORY_MIN_ROWS` rows in or out of it keeps 0.5.
+    """
+    from .._heads import CATEGORY_HEADS
+    from ..metrics import roc_auc
+    from ._categories import category_examples
+
+    rows = category_examples(data_dir, split="dev")
+    seq = mod.predict_arrays([e.text for e in rows])[0]
+    heads = list(mod.heads)
+    th: dict[str, float] = {}
+    fig: dict[str, Any] = {"category_dev_rows": len(rows)}
+    for c in categories:
+        y_all = np.array([e.seq[CATEGORY_HEADS.index(c)] for e in rows], dtype=float)
+        known = ~np.isnan(y_all)
+        y = y_all[known].astype(int)
+        p = seq[known, heads.index(c)]
+        pos = int(y.sum())
+        entry: dict[str, Any] = {"rows": int(known.sum()), "positives": pos}
+        if pos >= CATEGORY_MIN_ROWS and len(y) - pos >= CATEGORY_MIN_ROWS:
+            th[c], f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
+            entry |= {"auc": round(float(roc_auc(y, p) or 0.0), 4), "f1": round(f1, 4)}
+        else:
+            th[c] = 0.5
+        entry["threshold"] = th[c]
+        fig[c] = entry
+    return th, {"categories": fig}
 
 
 def harmless_pass_rates(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -297,7 +340,9 @@ def choose_thresholds(
     flags a text): 2,000 Jigsaw sentences dev rows no training stage sampled; span: SemEval-2021 trial (:func:`choose_span_threshold`,
     with the gold of the last stage's span targets); delicate: the DeTexD rows no
     training stage drew (:func:`choose_delicate_threshold`, when there are at least
-    :data:`DELICATE_MIN_ROWS`). Heads without a held-out dev set keep 0.5.
+    :data:`DELICATE_MIN_ROWS`); the harm categories of a model that has them: their
+    sources' dev parts (:func:`choose_category_thresholds`). Heads without a held-out dev
+    set keep 0.5.
 
     ``crossfit`` (model folders with the fold K of N each left out, see
     :func:`crossfit_runs`) adds ToxicChat train's rows to the toxicity and
@@ -389,4 +434,9 @@ def choose_thresholds(
     if point is not None:
         th["delicate"] = point
     dev_fig.update(fig)
+    categories = mod.heads[len(SEQ_HEADS) :]
+    if categories:
+        cat_th, cat_fig = choose_category_thresholds(mod, data_dir, categories)
+        th.update(cat_th)
+        dev_fig.update(cat_fig)
     return {"thresholds": th, "dev": dev_fig}
