@@ -90,6 +90,7 @@ def test_score_binary_and_jailbreak_recall():
         "precision": 2 / 3,
         "recall": 2 / 3,
         "f1": 2 / 3,
+        "flag_rate": 3 / 5,  # rows 0, 2, 3 of the five labelled
         "roc_auc": pytest.approx(3.5 / 6),
         # thresholds 0.9: P=2/3, R=2/3; 0.1: P=3/5, R=1 -> 2/3*2/3 + 1/3*3/5
         "average_precision": pytest.approx(4 / 9 + 1 / 5),
@@ -290,6 +291,7 @@ def test_evaluate_result_shape(fake_data):
         "precision": 0.5,
         "recall": 0.5,
         "f1": 0.5,
+        "flag_rate": 0.5,
         "roc_auc": 0.5,
         "average_precision": 0.5,
         "jailbreak_recall": 0.5,

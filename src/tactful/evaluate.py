@@ -145,7 +145,8 @@ def score(
     -------
     dict
         ``n`` (rows that entered at least one metric) and, as they apply:
-        ``n_positive``, ``precision``, ``recall``, ``f1``, ``roc_auc``,
+        ``n_positive``, ``precision``, ``recall``, ``f1``, ``flag_rate`` (the share of
+        labelled rows flagged: on a harmless set, its false-positive rate), ``roc_auc``,
         ``average_precision`` (rows whose ``label`` is ``None`` are left out;
         ``roc_auc``/``average_precision`` are ``None`` when undefined or when the
         moderator gives no score for some row), ``jailbreak_recall`` (rows with a
@@ -179,6 +180,7 @@ def score(
         given = [preds[i][1] for i in binary]
         out["n_positive"] = sum(y_true)
         out.update(precision_recall_f1(y_true, y_pred))
+        out["flag_rate"] = sum(bool(p) for p in y_pred) / len(y_pred)
         scores = [s for s in given if s is not None]
         has_scores = len(scores) == len(given)
         out["roc_auc"] = roc_auc(y_true, scores) if has_scores else None

@@ -14,6 +14,7 @@ cross-validation, speed and robustness figures are read from the JSON files thei
     python bench/speed.py --json runs/speed.json               # the run the card was built from
     python bench/robustness.py --moderator builtin --json runs/robustness.json
     tactful eval functional --moderator builtin --json > runs/eval_functional.json
+    tactful eval harm_requests --split test --moderator builtin --json > runs/eval_harm_requests.json   # and harm_benign, dna_responses
     tactful train card-figures --eval runs/eval_toxicchat.json --eval runs/eval_toxicspans.json \\
         --cv runs/cv_detexd_e5/cv_detexd.json --cv runs/cv_detexd/cv_detexd.json --cv-frozen runs/cv_frozen/cv_detexd_frozen.json \\
         --speed runs/speed.json --robustness runs/robustness.json --functional runs/eval_functional.json \\
@@ -92,6 +93,10 @@ def write_card_figures(
         "toxicchat": ("precision", "recall", "f1", "roc_auc", "jailbreak_recall"),
         "toxicspans": ("span_f1",),
         "detexd": ("precision", "recall", "f1"),
+        # issue 41: harmful requests flagged, harmless twins not, AI responses judged
+        "harm_requests": ("recall",),
+        "harm_benign": ("flag_rate",),
+        "dna_responses": ("precision", "recall", "f1", "roc_auc"),
     }
     for path in evals:
         res = json.loads(path.read_text())
@@ -111,6 +116,12 @@ def write_card_figures(
             )
         for k in keys[res["dataset"]]:
             add(f"{res['dataset']} {res['split']} {k} ({where})", res[k], cmd)
+        for cat, m in res.get("categories", {}).items():
+            at = f"{res['dataset']} {res['split']} category {cat} (n={m['n']}, {m['n_positive']} in it)"
+            if m["roc_auc"] is not None:
+                add(f"{at} AUC", m["roc_auc"], cmd)
+            if "f1" in m:
+                add(f"{at} F1 at the card's point", m["f1"], cmd)
     for path in cvs:
         cv = json.loads(path.read_text())
         cmd = f"tactful train cv detexd --epochs {cv['epochs']:g} --out {path.parent}"
