@@ -303,3 +303,52 @@ def test_the_console_asks_for_an_api_key_when_the_server_wants_one(
             srv.url + "/console/api/labels", headers={"Authorization": "Bearer k-desk-1"}
         ).json()["labels"]
         assert (row["who"], row["key"], row["decision"]) == ("desk", "desk", "accept")
+
+
+class CategoryHeads:
+    """A moderator with harm-category heads: flags self-harm and self-harm/intent on texts
+    that say "alone", nothing on the others."""
+
+    name = "test-categories"
+    version = "1"
+
+    def config(self) -> dict[str, Any]:
+        return {}
+
+    def analyze(self, texts: Sequence[str]) -> list[tactful.Analysis]:
+        out = []
+        for t in texts:
+            hit = "alone" in t
+            cats = {"self-harm": hit, "self-harm/intent": hit, "threat": False}
+            out.append(
+                tactful.Analysis(
+                    flagged=hit,
+                    scores={
+                        "toxicity": 0.9 if hit else 0.1,
+                        **{c: float(v) for c, v in cats.items()},
+                    },
+                    flags=cats,
+                )
+            )
+        return out
+
+
+def test_the_console_names_the_harm_categories_a_text_is_flagged_with(
+    csp_page: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    page = csp_page
+    with tactful.temporary_registration("test-categories", CategoryHeads):
+        srv = start(tmp_path / "labels.sqlite", "test-categories")
+    try:
+        info = httpx.get(srv.url + "/console/api/info", timeout=30).json()
+        assert info["harm_categories"][:2] == ["harassment", "harassment/threatening"]
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#model option", state="attached")
+        analyze_in_console(page, ["I feel so alone tonight", "what a lovely day"])
+        cells = [c.text_content() for c in page.query_selector_all("#results td.scores")]
+        assert cells[0].endswith(" · harm: self-harm, self-harm/intent")
+        assert "harm:" not in cells[1]
+        page.screenshot(path=str(artifacts / "console_harm.png"), full_page=True)
+        assert page.errors == []
+    finally:
+        srv.stop()

@@ -39,6 +39,7 @@ from .options import (
     opened_store,
 )
 from .service import serve_command
+from .taxonomy import CATEGORIES
 from .train import train_app
 
 __all__ = ["app", "main"]
@@ -178,6 +179,10 @@ def check(
             for k, v in (("jailbreak", a.jailbreak), ("delicate", a.delicate))
             if v is not None
         ]
+        # A model with harm-category heads names the categories it flags.
+        harms = [c for c in CATEGORIES if a.flags.get(c)]
+        if harms:
+            extras.append("harm: " + ", ".join(harms))
         _out.print(Text.assemble(f"[{i}] ", verdict, "  " + " · ".join(extras) if extras else ""))
         shown = Text(text)
         for s in a.spans:

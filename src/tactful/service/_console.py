@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 import tactful
+from tactful.taxonomy import CATEGORIES
 
 from ._schemas import (
     ItemList,
@@ -66,6 +67,8 @@ def console_router(service: Service) -> APIRouter:
                 for x in service.served.values()
             ],
             "review_head": s.review_head,
+            # the harm categories a model with category heads flags (tactful.taxonomy)
+            "harm_categories": list(CATEGORIES),
             "limits": {
                 "max_texts": s.max_texts,
                 "max_chars": s.max_chars,

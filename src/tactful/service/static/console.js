@@ -102,11 +102,15 @@
     return cell;
   }
 
-  function scoresText(scores) {
+  function scoresText(scores, flags) {
     const entries = Object.entries(scores || {}).sort((a, b) => b[1] - a[1]);
     const top = entries.filter(([k]) => k === "toxicity");
     for (const e of entries) if (e[0] !== "toxicity" && e[1] > 0 && top.length < 3) top.push(e);
-    return top.map(([k, v]) => k + " " + fmt(v)).join(" · ");
+    const parts = top.map(([k, v]) => k + " " + fmt(v));
+    // a model with harm-category heads: the categories it flags
+    const cats = ((state.info && state.info.harm_categories) || []).filter((c) => flags && flags[c]);
+    if (cats.length) parts.push("harm: " + cats.join(", "));
+    return parts.join(" · ");
   }
 
   function renderResults(items, startIndex) {
@@ -121,7 +125,7 @@
       renderText(text, item.text, a.spans);
       row.appendChild(text);
       row.appendChild(verdictCell(a.flagged));
-      row.appendChild(td("scores", scoresText(a.scores)));
+      row.appendChild(td("scores", scoresText(a.scores, a.flags)));
       row.appendChild(headCell(a.jailbreak, a.flags && a.flags.jailbreak));
       row.appendChild(headCell(a.delicate, a.flags && a.flags.delicate));
       body.appendChild(row);
