@@ -166,6 +166,13 @@ def test_train_config_checks_its_parameters():
     assert (tt.TrainConfig().menace, tt.TrainConfig(menace=True).menace) == (False, True)
     with pytest.raises(ConfigError, match="'menace' parameter of TrainConfig"):
         tt.TrainConfig(menace="yes")
+    # the heads: the eight by default, a harm-category model's 21 as a tuple
+    from tactful._heads import CATEGORY_HEADS
+
+    assert tt.TrainConfig().heads is None
+    assert tt.TrainConfig(heads=list(CATEGORY_HEADS)).heads == CATEGORY_HEADS
+    with pytest.raises(ConfigError, match="'heads' parameter of TrainConfig"):
+        tt.TrainConfig(heads=["toxicity", "menace"])
     for name in ("exclusion", "injection", "technical", "contrast"):
         assert getattr(tt.TrainConfig(), name) is False
         assert getattr(tt.TrainConfig(**{name: True}), name) is True

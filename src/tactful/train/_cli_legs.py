@@ -216,6 +216,13 @@ def add_leg_commands(app: typer.Typer) -> None:
         ] = None,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         threads: Annotated[int, typer.Option("--threads", min=1)] = 2,
+        categories: Annotated[
+            bool,
+            typer.Option(
+                "--categories/--no-categories",
+                help="Add a head per harm category, learned from the category sources' labels.",
+            ),
+        ] = False,
         data_dir: DataDirOpt = None,
     ) -> None:
         """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
@@ -233,6 +240,7 @@ def add_leg_commands(app: typer.Typer) -> None:
             alpha=alpha,
             max_bank_only=max_bank_only,
             threads=threads,
+            categories=categories,
         )
         typer.echo(str(path / "export" / "model.onnx"))
 

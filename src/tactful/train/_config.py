@@ -11,8 +11,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from .._heads import CATEGORY_HEADS
 from ..errors import ModelError
-from ..params import Bool, Constraints, Float, Int, Nullable, OneOf, Str, validate_params
+from ..params import Bool, Constraints, Float, Int, Nullable, OneOf, Str, StrList, validate_params
 from ._encoders import ENCODERS, encoder_dir
 from ._templates import TEMPLATE_CONSTRAINTS
 
@@ -60,7 +61,8 @@ class TrainConfig:
     labels, ``extra`` how many stage-1 texts joined its mixture, ``spans`` how many
     more SemEval-2021 train posts and ``toxigen`` how many more ToxiGen statements.
     ``holdout`` (``"K/N"``) names the ToxicChat train fold a cross-fitting run left
-    out (:func:`~tactful.train.toxicchat_folds`).
+    out (:func:`~tactful.train.toxicchat_folds`). ``heads``: the sequence heads (default
+    the eight; :data:`~tactful._heads.CATEGORY_HEADS` adds the harm categories).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
@@ -94,6 +96,7 @@ class TrainConfig:
         "spans": Int(0),
         "toxigen": Int(0),
         "holdout": Nullable(Str(nonempty=True)),
+        "heads": Nullable(StrList(options=CATEGORY_HEADS, nonempty=True)),
     }
 
     epochs: float = 1.0
@@ -132,6 +135,7 @@ class TrainConfig:
     spans: int = 0
     toxigen: int = 0
     holdout: str | None = None
+    heads: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         checked = validate_params(

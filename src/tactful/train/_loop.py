@@ -186,7 +186,7 @@ def train(examples: list[Example], out: Path, cfg: TrainConfig) -> MultiTaskMode
     plan = batch_plan(data, cfg)
     total = len(plan)
 
-    model = MultiTaskModel(cfg.encoder, layers=cfg.layers)
+    model = MultiTaskModel(cfg.encoder, layers=cfg.layers, heads=cfg.heads or SEQ_HEADS)
     if cfg.init:
         model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=True))
         log.info("initialized from %s", cfg.init)

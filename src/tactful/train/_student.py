@@ -172,10 +172,16 @@ def student(
     max_bank_only: int | None = None,
     threads: int = 2,
     export: bool = True,
+    categories: bool = False,
 ) -> Path:
     """Train a MiniLM student from the pretrained encoder on :func:`bank_examples` of
     stage ``stage``'s mixture, and write a run folder like ``tactful train run``
-    (``model.pt``, ``train.json`` with the bank's summary, ``export/``)."""
+    (``model.pt``, ``train.json`` with the bank's summary, ``export/``).
+
+    With ``categories`` the student has a head per harm category too: the examples are
+    widened to :data:`~tactful._heads.CATEGORY_HEADS` and joined by the category sources
+    (:func:`~tactful.train._categories.category_mixture`, with its default caps); the
+    bank's soft targets cover the eight heads, the categories learn from hard labels."""
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
@@ -197,6 +203,12 @@ def student(
     examples, summary = bank_examples(
         mixture, bank, tid, data_dir, max_bank_only=max_bank_only, seed=run_seed, held_out=held
     )
+    if categories:
+        from .._heads import CATEGORY_HEADS
+        from ._categories import CATEGORY_CAPS, category_mixture
+
+        examples = category_mixture(examples, data_dir, CATEGORY_CAPS)
+        summary["categories"] = {"caps": dict(CATEGORY_CAPS), "examples": len(examples)}
     random.Random(f"student:{run_seed}").shuffle(examples)
     log.info("student: %s", json.dumps(summary))
     cfg = TrainConfig(
@@ -210,6 +222,7 @@ def student(
         alpha=alpha,
         temperature=temperature,
         threads=threads,
+        heads=CATEGORY_HEADS if categories else None,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())
