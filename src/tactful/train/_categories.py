@@ -55,6 +55,7 @@ from ._mixture import Example
 __all__ = [
     "CATEGORY_CAPS",
     "CATEGORY_SOURCES",
+    "category_data",
     "category_examples",
     "category_mixture",
     "toxicchat_weak_labels",
@@ -144,6 +145,25 @@ def category_examples(
     if split == "dev":
         held |= {e.text for e in category_examples(data_dir)}
     return _capped([e for e in out if e.text not in held], caps or {})
+
+
+def category_data(
+    data_dir: str | Path | None = None, caps: Mapping[str, int] | None = None
+) -> dict[str, dict[str, int]]:
+    """What each harm category learned from, for a model card: per category, the train
+    examples in it by source (:func:`category_examples` with ``caps``, target 1) and
+    ``toxicchat_weak`` (ToxicChat's toxic train prompts whose OpenAI score for it is at
+    least 0.5, soft targets)."""
+    out: dict[str, dict[str, int]] = {c: {} for c in CATEGORIES}
+    for e in category_examples(data_dir, caps):
+        for c in CATEGORIES:
+            if e.seq[CATEGORY_HEADS.index(c)] == 1.0:
+                out[c][e.source] = out[c].get(e.source, 0) + 1
+    for scores in toxicchat_weak_labels(data_dir).values():
+        for c, v in scores.items():
+            if v >= 0.5:
+                out[c]["toxicchat_weak"] = out[c].get("toxicchat_weak", 0) + 1
+    return out
 
 
 def toxicchat_weak_labels(data_dir: str | Path | None = None) -> dict[str, dict[str, float]]:
