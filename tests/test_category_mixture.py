@@ -160,3 +160,19 @@ def test_category_points_are_chosen_on_the_dev_parts(data_dir):
     assert all(th[c] == 0.5 and "auc" not in cats[c] for c in few)
     with pytest.raises(ValueError, match=r"split must be 'train' or 'dev', not 'test'\."):
         category_examples(data_dir, split="test")
+
+
+def test_the_card_says_what_each_category_learned_from(data_dir, tmp_path):
+    from tactful.train._ship import _category_card
+
+    (tmp_path / "train.json").write_text('{"config": {"category_caps": {"conan": 10}}}')
+    dev = {"categories": {"hate": {"rows": 5, "positives": 2, "threshold": 0.4}}}
+    card = _category_card(tmp_path, CATEGORY_HEADS, data_dir, dev)
+    assert list(card) == list(CATEGORIES)
+    hate = card["hate"]
+    assert hate["llama_guard_3"] == ["S10"] and hate["dev"]["threshold"] == 0.4
+    conan = [e for e in category_examples(data_dir, {"conan": 10}) if e.source == "conan"]
+    assert hate["train_examples"]["conan"] == sum(_at(e, "hate") == 1 for e in conan) <= 10
+    assert hate["train_examples"]["toxigen_seeds"] > 100
+    assert card["sexual/minors"]["train_examples"]["category_templates"] == 36
+    assert card["violence"]["dev"] is None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._hashing import sha256_file
-from .._heads import SPAN_TYPES
+from .._heads import SEQ_HEADS, SPAN_TYPES
 from ..errors import ConfigError
 from ..params import (
     Check,
@@ -264,8 +264,35 @@ def ship(
     if fold_runs:
         # the fold runs as data, in fold order, for tools that score the same rows again
         card["dev"]["crossfit_runs"] = [str(r) for r, _, _ in sorted(fold_runs, key=lambda f: f[1])]
+    if len(heads) > len(SEQ_HEADS):
+        card["categories"] = _category_card(run, heads, p["data_dir"], chosen["dev"])
     (folder / "card.json").write_text(json.dumps(card, indent=2) + "\n")
     return card
+
+
+def _category_card(
+    run: Path, heads: Sequence[str], data_dir: Path | None, dev: dict[str, Any]
+) -> dict[str, Any]:
+    """Each harm category's card entry: its Llama Guard 3 codes, the train examples it
+    learned from by source (:func:`~tactful.train._categories.category_data`, with the
+    run's caps) and its dev figures (:func:`choose_category_thresholds`)."""
+    from ..taxonomy import TO_LLAMA_GUARD_3
+    from ._categories import CATEGORY_CAPS, category_data
+
+    info = json.loads((run / "train.json").read_text())
+    caps = (info.get("config") or {}).get("category_caps") or (
+        (info.get("teacher_bank") or {}).get("categories") or {}
+    ).get("caps", CATEGORY_CAPS)
+    data = category_data(data_dir, caps)
+    on_dev = dev.get("categories", {})
+    return {
+        c: {
+            "llama_guard_3": list(TO_LLAMA_GUARD_3[c]),
+            "train_examples": data[c],
+            "dev": on_dev.get(c),
+        }
+        for c in heads[len(SEQ_HEADS) :]
+    }
 
 
 _REPOINT_CONSTRAINTS: Constraints = {
