@@ -410,7 +410,7 @@ def test_score_functional_checks_categories_over_the_heads_a_moderator_has():
 def test_functionality_refuses_unknown_categories():
     with pytest.raises(ConfigError, match="'category'"):
         Functionality("x", "d", True, category="self harm")
-    with pytest.raises(ConfigError, match="not_categories holds menace, which are not heads"):
+    with pytest.raises(ConfigError, match="'not_categories' parameter of Functionality"):
         Functionality("x", "d", True, not_categories=("menace",))
 
 

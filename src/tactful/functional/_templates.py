@@ -20,7 +20,7 @@ from typing import ClassVar
 from .._heads import CATEGORY_HEADS
 from .._types import Span
 from ..errors import ConfigError
-from ..params import Bool, Constraints, Nullable, OneOf, Str, validate_params
+from ..params import Bool, Constraints, Nullable, OneOf, Str, StrList, validate_params
 from ..taxonomy import CATEGORIES
 
 __all__ = [
@@ -102,15 +102,10 @@ class Functionality:
         "jailbreak": Nullable(Bool()),
         "delicate": Nullable(Bool()),
         "category": Nullable(OneOf(CATEGORIES)),
+        "not_categories": StrList(options=CATEGORY_HEADS),
     }
 
     def __post_init__(self) -> None:
-        unknown = [h for h in self.not_categories if h not in CATEGORY_HEADS]
-        if unknown:
-            raise ConfigError(
-                f"Functionality {self.name!r}: not_categories holds {', '.join(unknown)}, "
-                f"which are not heads; heads are {', '.join(CATEGORY_HEADS)}."
-            )
         validate_params(
             "Functionality",
             self._parameter_constraints,
@@ -121,6 +116,7 @@ class Functionality:
             jailbreak=self.jailbreak,
             delicate=self.delicate,
             category=self.category,
+            not_categories=self.not_categories,
         )
 
 
