@@ -151,7 +151,7 @@ def test_category_points_are_chosen_on_the_dev_parts(data_dir):
     assert {e.source for e in dev} == {*CATEGORY_SOURCES, "category_templates"}
     th, fig = choose_category_thresholds(_Gold(dev), data_dir, CATEGORIES)
     cats = fig["categories"]
-    assert cats["category_dev_rows"] == len(dev)
+    assert fig["category_dev_rows"] == len(dev) and list(cats) == list(CATEGORIES)
     hate = cats["hate"]
     assert (hate["auc"], hate["f1"], th["hate"]) == (1.0, 1.0, 0.125)
     assert hate["positives"] >= CATEGORY_MIN_ROWS and hate["rows"] > hate["positives"]

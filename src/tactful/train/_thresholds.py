@@ -190,7 +190,7 @@ def choose_category_thresholds(
     seq = mod.predict_arrays([e.text for e in rows])[0]
     heads = list(mod.heads)
     th: dict[str, float] = {}
-    fig: dict[str, Any] = {"category_dev_rows": len(rows)}
+    fig: dict[str, Any] = {}
     for c in categories:
         y_all = np.array([e.seq[CATEGORY_HEADS.index(c)] for e in rows], dtype=float)
         known = ~np.isnan(y_all)
@@ -205,7 +205,7 @@ def choose_category_thresholds(
             th[c] = 0.5
         entry["threshold"] = th[c]
         fig[c] = entry
-    return th, {"categories": fig}
+    return th, {"category_dev_rows": len(rows), "categories": fig}
 
 
 def harmless_pass_rates(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
