@@ -17,6 +17,7 @@ from tactful.train._categories import (
     CATEGORY_SOURCES,
     category_examples,
     category_mixture,
+    template_category_examples,
     toxicchat_weak_labels,
     widen,
 )
@@ -78,6 +79,21 @@ def test_toxicchat_rows_get_weak_category_targets(data_dir):
     assert _at(got[1], "harassment") == scores["harassment"]
     assert math.isnan(_at(got[1], "illicit"))
     assert len(got) == 2 + len(category_examples(data_dir))
+
+
+def test_template_rows_join_a_mixture_with_their_categories(data_dir):
+    rows = template_category_examples("train", 2)
+    insult = next(e for e in rows if e.meta["id"].startswith("tr-ins"))
+    mine = Example(insult.text, "harm_templates", [1.0, math.nan, 1.0, *[math.nan] * 5])
+    other = Example("What is the capital of France?", "jigsaw", [0.0, *[math.nan] * 7])
+    got = category_mixture([mine, other], data_dir, template_rows=2)
+    assert got[0].source == "harm_templates" and got[0].seq[:8] == mine.seq[:8]
+    assert [_at(got[0], c) for c in CATEGORIES] == [_at(insult, c) for c in CATEGORIES]
+    assert _at(got[0], "harassment") == 1.0 and _at(got[0], "self-harm") == 0.0
+    assert all(math.isnan(_at(got[1], c)) for c in CATEGORIES)
+    added = [e for e in got if e.source == "template_categories"]
+    assert len(added) == len(rows) - 1 and insult.text not in {e.text for e in added}
+    assert len(got) == 2 + len(added) + len(category_examples(data_dir))
 
 
 def test_a_category_model_starts_from_an_eight_head_run():
@@ -149,6 +165,7 @@ def test_category_points_are_chosen_on_the_dev_parts(data_dir):
     train = category_examples(data_dir)
     assert dev and not {e.text for e in dev} & {e.text for e in train}
     assert {e.source for e in dev} == {*CATEGORY_SOURCES, "category_templates"}
+    dev += template_category_examples("dev")
     th, fig = choose_category_thresholds(_Gold(dev), data_dir, CATEGORIES)
     cats = fig["categories"]
     assert fig["category_dev_rows"] == len(dev) and list(cats) == list(CATEGORIES)
@@ -176,3 +193,28 @@ def test_the_card_says_what_each_category_learned_from(data_dir, tmp_path):
     assert hate["train_examples"]["toxigen_seeds"] > 100
     assert card["sexual/minors"]["train_examples"]["category_templates"] == 36
     assert card["violence"]["dev"] is None
+
+
+def test_template_rows_carry_the_categories_their_words_imply():
+    train = template_category_examples("train", max_per_template=5)
+    dev = template_category_examples("dev")
+    assert not {e.text for e in train} & {e.text for e in dev}
+    by_id = {e.meta["id"]: e for e in train + dev}
+    col = CATEGORY_HEADS.index
+    insult = by_id["dv-ins01-000"]
+    assert insult.text.startswith("Nobody asked you, you ")
+    assert insult.seq[col("harassment")] == 1.0 and insult.seq[col("insult")] == 1.0
+    assert all(insult.seq[col(c)] == 0.0 for c in CATEGORIES if c != "harassment")
+    threat = by_id["dv-thd01-000"]
+    assert threat.text == "Keep talking, Tom, and tomorrow I will kill you myself."
+    assert [threat.seq[col(c)] for c in ("threat", "harassment/threatening", "self-harm")] == [
+        1.0,
+        1.0,
+        0.0,
+    ]
+    assert np.isnan(threat.seq[col("violence/graphic")])
+    harmless = [e for e in dev if e.meta["id"].startswith(("dv-inc", "dv-tec", "dv-hco"))]
+    assert harmless and all(e.seq[col(c)] == 0.0 for e in harmless for c in CATEGORIES)
+    assert {e.source for e in train + dev} == {"template_categories"}
+    with pytest.raises(ValueError, match=r"split must be 'train' or 'dev', not 'test'\."):
+        template_category_examples("test")

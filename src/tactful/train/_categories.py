@@ -55,9 +55,11 @@ from ._mixture import Example
 __all__ = [
     "CATEGORY_CAPS",
     "CATEGORY_SOURCES",
+    "TEMPLATE_CATEGORIES",
     "category_data",
     "category_examples",
     "category_mixture",
+    "template_category_examples",
     "toxicchat_weak_labels",
     "widen",
 ]
@@ -147,6 +149,102 @@ def category_examples(
     return _capped([e for e in out if e.text not in held], caps or {})
 
 
+def _cats(**cats: float | None) -> Mapping[str, float | None]:
+    out: dict[str, float | None] = dict(_no_category())
+    out.update({k.replace("__", "/").replace("_", "-"): v for k, v in cats.items()})
+    return MappingProxyType(out)
+
+
+_THREAT_CATS = _cats(
+    harassment=1.0, harassment__threatening=1.0, violence=1.0, violence__graphic=None
+)
+_VEILED_THREAT_CATS = _cats(
+    harassment=1.0, harassment__threatening=1.0, violence=None, violence__graphic=None
+)
+_GROUP_CATS = _cats(
+    hate=1.0, harassment=None, harassment__threatening=None, hate__threatening=None, violence=None
+)
+
+#: What the categories of a training template's rows are (:mod:`~tactful.train._suite_data`'s
+#: families, by functionality; ``None``: not decided by the template). Stated for the
+#: words the templates use: a threat at a person is harassment/threatening and violence and
+#: never self-harm or sexual; an insult is harassment and nothing else; an attack on a
+#: group is hate; a harmless row (negated hate, counter-speech, support of a group,
+#: technical verbs, look-alikes, contrasts) is in no category. These are the negatives
+#: the harm sets lack: ordinary toxic language in no harm area but its own.
+TEMPLATE_CATEGORIES: Mapping[str, Mapping[str, float | None]] = MappingProxyType(
+    {
+        "threat_direct": _THREAT_CATS,
+        "threat_indirect": _VEILED_THREAT_CATS,
+        "menace": _VEILED_THREAT_CATS,
+        "insult_no_profanity": _cats(harassment=1.0),
+        "dehumanisation": _GROUP_CATS,
+        "slur": _GROUP_CATS,
+        "derogation": _GROUP_CATS,
+        "exclusion": _GROUP_CATS,
+        "violent_harm_request": _cats(
+            illicit=1.0,
+            illicit__violent=1.0,
+            violence=1.0,
+            harassment=None,
+            harassment__threatening=None,
+            violence__graphic=None,
+        ),
+        "injection": _cats(
+            harassment=None,
+            harassment__threatening=None,
+            hate=None,
+            hate__threatening=None,
+            illicit=None,
+            illicit__violent=None,
+            violence=None,
+            violence__graphic=None,
+        ),
+        **{
+            f: _cats()
+            for f in (
+                "negated_hate",
+                "counter_speech",
+                "profanity_non_hateful",
+                "inclusion",
+                "injection_lookalike",
+                "technical_verbs",
+                "menace_contrast",
+                "harm_contrast",
+            )
+        },
+    }
+)
+
+
+def template_category_examples(
+    split: str = "train", max_per_template: int | None = None, seed: int = 0
+) -> list[Example]:
+    """The ``split`` rows of the training templates whose functionality
+    :data:`TEMPLATE_CATEGORIES` names (source ``"template_categories"``), each with its
+    template labels for the eight heads and its categories, at most ``max_per_template``
+    rows of a template (a seeded sample). The dev rows come from held-out templates."""
+    if split not in ("train", "dev"):
+        raise ValueError(f"split must be 'train' or 'dev', not {split!r}.")
+    from ._suite_data import _records_of
+
+    rows = _records_of(
+        lambda t: t.functionality in TEMPLATE_CATEGORIES,
+        split,
+        "template_categories",
+        seed=seed,
+        max_per_template=max_per_template,
+    )
+    return [
+        _row(
+            r,
+            "template_categories",
+            {**r.labels, **TEMPLATE_CATEGORIES[str(r.meta["functionality"])]},
+        )
+        for r in rows
+    ]
+
+
 def category_data(
     data_dir: str | Path | None = None, caps: Mapping[str, int] | None = None
 ) -> dict[str, dict[str, int]]:
@@ -186,6 +284,8 @@ def category_mixture(
     examples: Iterable[Example],
     data_dir: str | Path | None = None,
     caps: Mapping[str, int] | None = None,
+    *,
+    template_rows: int | None = None,
 ) -> list[Example]:
     """A stage mixture's ``examples`` widened to :data:`CATEGORY_HEADS`, ToxicChat's rows
     given their weak category targets, then :func:`category_examples`.
@@ -195,10 +295,21 @@ def category_mixture(
     stays unknown). Only ToxicChat's ``train`` split is ever in a stage mixture. An example
     whose text is test in a harm set (ToxiGen's annotated sentences hold seed statements)
     is left out. ``caps``: see :func:`category_examples`.
+
+    With ``template_rows``, the training templates of ordinary toxic language and their
+    contrasts (:func:`template_category_examples`, at most that many rows a template)
+    join too: a mixture example of the same text gets their categories, the others are
+    added. Runs made before this keep their mixtures (``template_rows=None``).
     """
     weak = toxicchat_weak_labels(data_dir)
     held = harm_test_texts(data_dir)
     tox = SEQ_HEADS.index("toxicity")
+    tmpl = (
+        {}
+        if template_rows is None
+        else {e.text: e for e in template_category_examples("train", template_rows)}
+    )
+    first = len(SEQ_HEADS)
     out = []
     for e in widen(x for x in examples if x.text not in held):
         if e.source == "toxicchat":
@@ -207,5 +318,9 @@ def category_mixture(
             for c, v in cats.items():
                 seq[CATEGORY_HEADS.index(c)] = v
             e = dataclasses.replace(e, seq=seq)
+        elif e.text in tmpl:
+            e = dataclasses.replace(e, seq=[*e.seq[:first], *tmpl[e.text].seq[first:]])
         out.append(e)
-    return out + category_examples(data_dir, caps)
+    seen = {e.text for e in out}
+    extra = [e for t, e in tmpl.items() if t not in seen]
+    return out + extra + category_examples(data_dir, caps)

@@ -87,8 +87,8 @@ def card_stages(card: dict[str, Any]) -> list[dict[str, Any]]:
     training = card["training"]
     if "stages" in training:
         return list(training["stages"])
-    if "examples" in training:
-        return [training]
+    if "examples" in training or isinstance(training.get("stage"), int):
+        return [training]  # one run (a run of legs records its stage beside its config)
     chain = [v for k, v in training.items() if k.startswith("stage")]
     return sorted(chain, key=lambda st: int(st.get("stage", 1)))
 

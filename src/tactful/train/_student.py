@@ -180,8 +180,9 @@ def student(
 
     With ``categories`` the student has a head per harm category too: the examples are
     widened to :data:`~tactful._heads.CATEGORY_HEADS` and joined by the category sources
-    (:func:`~tactful.train._categories.category_mixture`, with its default caps); the
-    bank's soft targets cover the eight heads, the categories learn from hard labels."""
+    (:func:`~tactful.train._categories.category_mixture`, with its default caps and the
+    toxic-language templates with their categories); the bank's soft targets cover the
+    eight heads, the categories learn from hard labels."""
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
@@ -206,9 +207,14 @@ def student(
     if categories:
         from .._heads import CATEGORY_HEADS
         from ._categories import CATEGORY_CAPS, category_mixture
+        from ._categoryhead import TEMPLATE_ROWS
 
-        examples = category_mixture(examples, data_dir, CATEGORY_CAPS)
-        summary["categories"] = {"caps": dict(CATEGORY_CAPS), "examples": len(examples)}
+        examples = category_mixture(examples, data_dir, CATEGORY_CAPS, template_rows=TEMPLATE_ROWS)
+        summary["categories"] = {
+            "caps": dict(CATEGORY_CAPS),
+            "template_rows": TEMPLATE_ROWS,
+            "examples": len(examples),
+        }
     random.Random(f"student:{run_seed}").shuffle(examples)
     log.info("student: %s", json.dumps(summary))
     cfg = TrainConfig(

@@ -177,16 +177,18 @@ def choose_category_thresholds(
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Each harm category's operating point on the category sources' ``dev`` parts
     (:func:`~tactful.train._categories.category_examples` with ``split="dev"``: the harm
-    sets' dev items and the held-out category templates), the best mean F1 over
+    sets' dev items and the held-out category templates; and the held-out training
+    templates of ordinary toxic language and its harmless contrasts with their categories,
+    :func:`~tactful.train._categories.template_category_examples`), the best mean F1 over
     :data:`DEV_RESAMPLES` bootstrap resamples of the rows that label the category, and
     the dev figures: per category its rows, positives, AUC and F1 at the point. A
     category with fewer than :data:`CATEGORY_MIN_ROWS` rows in or out of it keeps 0.5.
     """
     from .._heads import CATEGORY_HEADS
     from ..metrics import roc_auc
-    from ._categories import category_examples
+    from ._categories import category_examples, template_category_examples
 
-    rows = category_examples(data_dir, split="dev")
+    rows = category_examples(data_dir, split="dev") + template_category_examples("dev")
     seq = mod.predict_arrays([e.text for e in rows])[0]
     heads = list(mod.heads)
     th: dict[str, float] = {}
@@ -206,6 +208,58 @@ def choose_category_thresholds(
         entry["threshold"] = th[c]
         fig[c] = entry
     return th, {"category_dev_rows": len(rows), "categories": fig}
+
+
+def choose_jailbreak_threshold(
+    mod: Any,
+    data_dir: str | Path | None,
+    *,
+    before: tuple[Any, float] | None = None,
+) -> tuple[float, dict[str, Any]]:
+    """The jailbreak point on ToxicChat dev and the held-out training templates
+    (:func:`~tactful.train._categories.template_category_examples` with ``split="dev"``:
+    the injections 1, every other row 0, so that an insult or an attack on a group is
+    not called a jailbreak), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap
+    resamples; and the dev figures: F1 on both parts, and each template family's share
+    flagged. ``before``: another moderator and its point, whose figures are given
+    beside (``"before"``)."""
+    from .._heads import SEQ_HEADS as _SEQ
+    from ..datasets import load_dataset
+    from ..metrics import precision_recall_f1
+    from ._categories import template_category_examples
+
+    jb = _SEQ.index("jailbreak")
+    chat = load_dataset("toxicchat", "dev", data_dir=data_dir)
+    tmpl = template_category_examples("dev")
+    texts = [r.text for r in chat] + [e.text for e in tmpl]
+    y_chat = np.array([r.labels["jailbreak"] for r in chat], dtype=int)
+    y_tmpl = np.array([0 if np.isnan(e.seq[jb]) else int(e.seq[jb]) for e in tmpl])
+    y = np.concatenate([y_chat, y_tmpl])
+    family = [str(e.meta["id"])[:6] for e in tmpl]
+
+    def figures(m: Any, t: float) -> dict[str, Any]:
+        heads = list(getattr(m, "heads", _SEQ))
+        p = m.predict_arrays(texts)[0][:, heads.index("jailbreak")]
+        flagged = p >= t
+        out: dict[str, Any] = {
+            "threshold": t,
+            "toxicchat_dev_f1": round(precision_recall_f1(y_chat, flagged[: len(chat)])["f1"], 4),
+            "templates_dev_f1": round(precision_recall_f1(y_tmpl, flagged[len(chat) :])["f1"], 4),
+        }
+        rest = flagged[len(chat) :]
+        out["templates_dev_flagged"] = {
+            f: round(float(np.mean([r for r, g in zip(rest, family, strict=True) if g == f])), 4)
+            for f in sorted(set(family))
+        }
+        return out
+
+    heads = list(getattr(mod, "heads", _SEQ))
+    p = mod.predict_arrays(texts)[0][:, heads.index("jailbreak")]
+    point, f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
+    fig = {"rows": len(y), "positives": int(y.sum()), "f1": round(f1, 4), **figures(mod, point)}
+    if before is not None:
+        fig["before"] = figures(*before)
+    return point, fig
 
 
 def harmless_pass_rates(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
