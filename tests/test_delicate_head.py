@@ -21,13 +21,15 @@ ort = pytest.importorskip("onnxruntime")
 D = SEQ_HEADS.index("delicate")
 
 
-def _tiny_head(hidden: int = 4) -> tuple[object, np.ndarray, np.ndarray]:
+def _tiny_head(
+    hidden: int = 4, heads: tuple[str, ...] = SEQ_HEADS
+) -> tuple[object, np.ndarray, np.ndarray]:
     """pooled [N, hidden] -> Gemm(model.seq_head.weight, transB=1) -> Sigmoid -> seq."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(0)
-    w = rng.normal(size=(len(SEQ_HEADS), hidden)).astype(np.float32)
-    b = rng.normal(size=len(SEQ_HEADS)).astype(np.float32)
+    w = rng.normal(size=(len(heads), hidden)).astype(np.float32)
+    b = rng.normal(size=len(heads)).astype(np.float32)
     graph = helper.make_graph(
         [
             helper.make_node(
@@ -40,7 +42,7 @@ def _tiny_head(hidden: int = 4) -> tuple[object, np.ndarray, np.ndarray]:
         ],
         "tiny",
         [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [None, hidden])],
-        [helper.make_tensor_value_info("seq", TensorProto.FLOAT, [None, len(SEQ_HEADS)])],
+        [helper.make_tensor_value_info("seq", TensorProto.FLOAT, [None, len(heads)])],
         [
             numpy_helper.from_array(w, "model.seq_head.weight"),
             numpy_helper.from_array(b, "model.seq_head.bias"),

@@ -39,6 +39,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._bank import TeacherId, bank_summary, read_bank, read_chars, write_bank, write_chars
     from ._bank_sources import BANK_SOURCES, source_texts
+    from ._categoryhead import (
+        REFIT_HEADS,
+        category_head_examples,
+        refit_category_heads,
+        with_category_rows,
+    )
     from ._cli import train_app
     from ._compare import compare_run
     from ._config import TRAIN_EXTRA_MESSAGE, TrainConfig, load_tokenizer, require_train_extra
@@ -197,6 +203,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "MultiTaskModel",
     "PROMPT_SOURCES",
     "QUANTIZATIONS",
+    "REFIT_HEADS",
     "RUN_MISMATCH_MESSAGE",
     "RUN_MISSING_MESSAGE",
     "SOURCES",
@@ -239,6 +246,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "crossfit_threshold_f1",
     "delicate_dev_rows",
     "delicate_dev_shares",
+    "category_head_examples",
     "delicate_head_examples",
     "delicate_template_records",
     "derogation_template_records",
@@ -278,6 +286,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "recombine",
     "record_trained_texts",
     "recorded_stage_examples",
+    "refit_category_heads",
     "refit_delicate_head",
     "refit_span_head",
     "repoint_delicate",
@@ -312,6 +321,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "trainable_state",
     "training_records",
     "verify_run",
+    "with_category_rows",
     "with_delicate_row",
     "with_token_head",
     "write_bank",
@@ -381,6 +391,10 @@ _LAZY: dict[str, str] = {
     "repoint_delicate": "._ship",
     "delicate_head_examples": "._delicatehead",
     "refit_delicate_head": "._delicatehead",
+    "category_head_examples": "._categoryhead",
+    "REFIT_HEADS": "._categoryhead",
+    "refit_category_heads": "._categoryhead",
+    "with_category_rows": "._categoryhead",
     "with_delicate_row": "._delicatehead",
     "THRESHOLD_GRID": "._thresholds",
     "TRAIN_EXTRA_MESSAGE": "._config",

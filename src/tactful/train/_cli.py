@@ -557,6 +557,63 @@ def delicate_head_command(
     )
 
 
+@train_app.command("category-heads")
+def category_heads_command(
+    model: ModelFolderArg,
+    out: NewFolderOpt,
+    version: NewVersionOpt,
+    c: Annotated[
+        float, typer.Option("--c", help="Inverse L2 strength of each logistic regression.")
+    ] = 1.0,
+    chat_negatives: Annotated[
+        int,
+        typer.Option("--chat-negatives", help="ToxicChat train non-toxic prompts, in no category."),
+    ] = 1500,
+    chat_weight: Annotated[
+        float,
+        typer.Option("--chat-weight", help="Weight of ToxicChat's prompts in the jailbreak fit."),
+    ] = 5.0,
+    head: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--head", help="A head to refit (repeatable). Default: the 13 categories and jailbreak."
+        ),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache", help="File to keep the pooled features in, reused while they hold."
+        ),
+    ] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Refit only the harm-category rows of the sequence head on the frozen encoder (harm
+    sets, category templates, toxic-language templates with their categories, ToxicChat's
+    weak scores); every other score stays identical; each category's point is chosen
+    again on dev."""
+    from . import refit_category_heads
+    from ._categoryhead import REFIT_HEADS
+
+    card = refit_category_heads(
+        model,
+        out,
+        data_dir,
+        version=version,
+        heads=head or REFIT_HEADS,
+        c=c,
+        chat_negatives=chat_negatives,
+        chat_weight=chat_weight,
+        cache=cache,
+    )
+    _print_json(
+        {
+            "thresholds": card["thresholds"],
+            "categories": {k: v["dev"] for k, v in card["categories"].items()},
+            "category_heads": card["category_heads"],
+        }
+    )
+
+
 @train_app.command("delicate-point")
 def delicate_point_command(
     model: ModelFolderArg,

@@ -47,7 +47,7 @@ SEQ_BIAS = "model.seq_head.bias"
 IDENTITY_NEGATIVES = 400
 
 
-def _seq_gemm(model: Any) -> Any:
+def _seq_gemm(model: Any, command: str = "delicate-head") -> Any:
     gemms = [n for n in model.graph.node if n.op_type == "Gemm" and SEQ_WEIGHT in n.input]
     trans = {a.name: a.i for a in gemms[0].attribute} if len(gemms) == 1 else {}
     inits = {i.name for i in model.graph.initializer}
@@ -55,7 +55,7 @@ def _seq_gemm(model: Any) -> Any:
         raise ConfigError(
             "The model's sequence head is not one float Gemm of "
             f"{SEQ_WEIGHT} (transB=1): a dynamically quantized head cannot be refit; "
-            "tactful train delicate-head needs a weight-only or float export (builtin-large)."
+            f"tactful train {command} needs a weight-only or float export (builtin-large)."
         )
     return gemms[0]
 
@@ -82,6 +82,24 @@ def with_delicate_row(model: Any, weight: np.ndarray, bias: float) -> Any:
                 values[d] = np.float32(bias)
             init.CopyFrom(numpy_helper.from_array(values, init.name))
     return m
+
+
+def open_refit(src: Path, dst: Path) -> tuple[dict[str, Any], Any, int]:
+    """A head refit's start: refuse to write over ``src``; its card, its ONNX model
+    (loaded) and the max length its last stage trained with."""
+    if src.resolve() == dst.resolve():
+        raise ConfigError("--out must be another folder than the model's.")
+    try:
+        import onnx
+    except ImportError:
+        raise ModelError(TRAIN_EXTRA_MESSAGE.format(missing="onnx")) from None
+    from ..moderators.builtin import load_card
+    from ._provenance import card_stages
+
+    card = load_card(src)
+    stages = card_stages(card)
+    max_len = int(stages[-1].get("config", {}).get("max_len", 256)) if stages else 256
+    return card, onnx.load(str(src / "model.onnx")), max_len
 
 
 def _pooled_tensor(model: Any) -> str:
@@ -274,26 +292,18 @@ def refit_delicate_head(
     )
     src: Path = p["model_dir"]
     dst: Path = p["out"]
-    if src.resolve() == dst.resolve():
-        raise ConfigError("--out must be another folder than the model's.")
-    try:
-        import onnx
-    except ImportError:
-        raise ModelError(TRAIN_EXTRA_MESSAGE.format(missing="onnx")) from None
+    card, model, max_len = open_refit(src, dst)
+    _seq_gemm(model)  # refuse a quantized head before any work
     from sklearn.linear_model import LogisticRegression
 
-    from ..moderators.builtin import BuiltinModerator, load_card
+    from ..moderators.builtin import BuiltinModerator
     from ._config import load_tokenizer
     from ._devrows import delicate_dev_rows, delicate_dev_shares
     from ._provenance import card_stages
     from ._spanhead import refit_origin, save_refit
     from ._thresholds import choose_delicate_threshold
 
-    card = load_card(src)
-    model = onnx.load(str(src / "model.onnx"))
-    _seq_gemm(model)  # refuse a quantized head before any work
     stages = card_stages(card)
-    max_len = int(stages[-1].get("config", {}).get("max_len", 256)) if stages else 256
     examples = delicate_head_examples(
         p["data_dir"], card, chat_negatives=p["chat_negatives"], seed=p["seed"]
     )

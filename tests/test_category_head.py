@@ -1,0 +1,108 @@
+"""The harm-category refit (``tactful train category-heads``): the 13 category rows of
+the sequence head swapped, every other score bit-identical, and the texts it learns from."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import tactful.train as tt
+from tactful._heads import CATEGORY_HEADS
+from tactful.errors import ConfigError
+from tactful.moderators.builtin import default_model_dir
+from tactful.taxonomy import CATEGORIES
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from test_delicate_head import _run, _tiny_head
+
+
+def test_new_category_rows_change_those_scores_and_no_other():
+    model, w, b = _tiny_head(3, CATEGORY_HEADS)
+    rows = {
+        "self-harm": (np.array([1.0, -2.0, 0.5], np.float32), -1.5),
+        "sexual/minors": (np.array([0.0, 0.25, -0.75], np.float32), 2.0),
+    }
+    new = tt.with_category_rows(model, rows, list(CATEGORY_HEADS))
+    x = np.random.default_rng(1).normal(size=(4, 3)).astype(np.float32)
+    before, after = _run(model, x), _run(new, x)
+    changed = [CATEGORY_HEADS.index(c) for c in rows]
+    others = [i for i in range(len(CATEGORY_HEADS)) if i not in changed]
+    np.testing.assert_array_equal(before[:, others], after[:, others])
+    for c, (row, bias) in rows.items():
+        want = 1 / (1 + np.exp(-(x @ row + bias)))
+        np.testing.assert_allclose(after[:, CATEGORY_HEADS.index(c)], want, rtol=1e-5)
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in new.graph.initializer}
+    want_w, want_b = w.copy(), b.copy()
+    for c, (row, bias) in rows.items():
+        want_w[CATEGORY_HEADS.index(c)], want_b[CATEGORY_HEADS.index(c)] = row, bias
+    np.testing.assert_array_equal(inits["model.seq_head.weight"], want_w)
+    np.testing.assert_array_equal(inits["model.seq_head.bias"], want_b)
+    np.testing.assert_array_equal(_run(model, x), before)  # the input model is untouched
+    with pytest.raises(ConfigError, match=r"has 21 rows, its card 8 heads\.$"):
+        tt.with_category_rows(model, rows, list(CATEGORY_HEADS[:8]))
+
+
+def test_a_model_without_category_heads_is_refused_before_any_work(tmp_path):
+    model = tmp_path / "m"
+    shutil.copytree(default_model_dir("builtin"), model)
+    out = tmp_path / "out"
+    with pytest.raises(ConfigError) as err:
+        tt.refit_category_heads(model, out, version="9.9.9")
+    assert str(err.value) == (
+        f"[T010] The model in {model} has no harm-category heads: only a model trained "
+        "with them (--categories) can have them refit."
+    )
+    assert not out.exists()
+    with pytest.raises(
+        ConfigError, match=r"^\[T010\] --out must be another folder than the model's\.$"
+    ):
+        tt.refit_category_heads(model, model, version="9.9.9")
+
+
+def test_the_refit_learns_categories_from_train_parts_and_toxic_language(data_dir):
+    from tactful.datasets import load_dataset
+    from tactful.datasets._harm import harm_test_texts
+    from tactful.train._categories import template_category_examples
+
+    got = tt.category_head_examples(data_dir, chat_negatives=50)
+    sources = Counter(s for _, _, s in got)
+    assert set(sources) == {
+        "category_examples",
+        "template_categories",
+        "toxicchat_weak",
+        "toxicchat",
+        "jailbreak_sets",
+    }
+    assert 45 <= sources["toxicchat"] <= 50  # less the sampled prompts another source holds
+    none = {**dict.fromkeys(CATEGORIES, 0.0), "jailbreak": 0.0}
+    assert all(t == none for _, t, s in got if s == "toxicchat")
+    assert all(t and set(t) <= set(tt.REFIT_HEADS) for _, t, _ in got)
+    assert all(0.0 <= v <= 1.0 for _, t, _ in got for v in t.values())
+    weak = [t for _, t, s in got if s == "toxicchat_weak"]
+    assert weak and all("illicit" not in t for t in weak)  # OpenAI's old scores lack it
+    assert all(set(t) == {"jailbreak"} for _, t, s in got if s == "jailbreak_sets")
+    texts = [t for t, _, _ in got]
+    assert len(texts) == len(set(texts))
+    held = set(harm_test_texts(data_dir)) | {
+        r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
+    }
+    assert held.isdisjoint(texts)
+    assert {e.text for e in template_category_examples("dev")}.isdisjoint(texts)
+    # an insult teaches harassment, and rules out self-harm, sexual content and jailbreak
+    insults = [
+        t
+        for _, t, s in got
+        if s == "template_categories"
+        and t.get("harassment") == 1.0
+        and t.get("harassment/threatening") == 0.0
+        and t.get("hate") == 0.0
+    ]
+    assert insults and all(t["self-harm"] == t["sexual"] == t["jailbreak"] == 0.0 for t in insults)
+    injections = [t for x, t, s in got if s == "template_categories" and t["jailbreak"] == 1.0]
+    assert len(injections) == 192
+    assert tt.category_head_examples(data_dir, chat_negatives=50) == got  # seeded
