@@ -106,3 +106,47 @@ def test_the_refit_learns_categories_from_train_parts_and_toxic_language(data_di
     injections = [t for x, t, s in got if s == "template_categories" and t["jailbreak"] == 1.0]
     assert len(injections) == 192
     assert tt.category_head_examples(data_dir, chat_negatives=50) == got  # seeded
+
+
+class _Jailbreaks:
+    """Scores jailbreak 0.9 on ToxicChat's jailbreaks and the injection templates, 0.6 on
+    the other toxic templates (an insult, a threat), 0.1 on everything else."""
+
+    heads = CATEGORY_HEADS
+
+    def __init__(self, data_dir):
+        from tactful.datasets import load_dataset
+        from tactful.train._categories import template_category_examples
+
+        self.high = {
+            r.text
+            for r in load_dataset("toxicchat", "dev", data_dir=data_dir)
+            if r.labels["jailbreak"] == 1
+        }
+        self.mid = set()
+        for e in template_category_examples("dev"):
+            if e.meta["id"].startswith("dv-inj"):
+                self.high.add(e.text)
+            elif e.seq[0] == 1.0:
+                self.mid.add(e.text)
+
+    def predict_arrays(self, texts):
+        seq = np.full((len(texts), len(CATEGORY_HEADS)), 0.1, dtype=np.float32)
+        j = CATEGORY_HEADS.index("jailbreak")
+        seq[:, j] = [0.9 if t in self.high else 0.6 if t in self.mid else 0.1 for t in texts]
+        return (seq,)
+
+
+def test_the_jailbreak_point_keeps_toxic_language_out(data_dir):
+    from tactful.train._thresholds import choose_jailbreak_threshold
+
+    mod = _Jailbreaks(data_dir)
+    point, fig = choose_jailbreak_threshold(mod, data_dir, before=(mod, 0.5))
+    assert point == 0.625  # the lowest grid point above every toxic template
+    assert fig["mean_f1"] == fig["toxicchat_dev_f1"] == fig["templates_dev_f1"] == 1.0
+    assert fig["templates_dev_flagged"]["dv-ins"] == 0.0
+    assert fig["templates_dev_flagged"]["dv-inj"] == 1.0
+    assert fig["before"]["threshold"] == 0.5
+    assert fig["before"]["templates_dev_flagged"]["dv-ins"] == 1.0
+    assert fig["before"]["templates_dev_f1"] < 0.2
+    assert fig["positives"] == 14 + 32 and fig["rows"] == 280 + 858

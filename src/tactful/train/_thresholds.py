@@ -219,9 +219,10 @@ def choose_jailbreak_threshold(
     """The jailbreak point on ToxicChat dev and the held-out training templates
     (:func:`~tactful.train._categories.template_category_examples` with ``split="dev"``:
     the injections 1, every other row 0, so that an insult or an attack on a group is
-    not called a jailbreak), the best mean F1 over :data:`DEV_RESAMPLES` bootstrap
-    resamples; and the dev figures: F1 on both parts, and each template family's share
-    flagged. ``before``: another moderator and its point, whose figures are given
+    not called a jailbreak): the grid point with the best mean of the two parts' F1
+    (each part weighs the same: ToxicChat dev has 14 jailbreaks, the templates 32
+    injections and 826 other rows); and the dev figures: F1 on both parts, and each
+    template family's share flagged. ``before``: another moderator and its point, whose figures are given
     beside (``"before"``)."""
     from .._heads import SEQ_HEADS as _SEQ
     from ..datasets import load_dataset
@@ -255,8 +256,16 @@ def choose_jailbreak_threshold(
 
     heads = list(getattr(mod, "heads", _SEQ))
     p = mod.predict_arrays(texts)[0][:, heads.index("jailbreak")]
-    point, f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
-    fig = {"rows": len(y), "positives": int(y.sum()), "f1": round(f1, 4), **figures(mod, point)}
+    n = len(chat)
+    mean = (grid_f1(y_chat, p[:n]) + grid_f1(y_tmpl, p[n:])) / 2
+    at = int(np.argmax(mean))
+    point = float(THRESHOLD_GRID[at])
+    fig = {
+        "rows": len(y),
+        "positives": int(y.sum()),
+        "mean_f1": round(float(mean[at]), 4),
+        **figures(mod, point),
+    }
     if before is not None:
         fig["before"] = figures(*before)
     return point, fig
