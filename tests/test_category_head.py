@@ -47,6 +47,23 @@ def test_new_category_rows_change_those_scores_and_no_other():
         tt.with_category_rows(model, rows, list(CATEGORY_HEADS[:8]))
 
 
+def test_grafted_rows_keep_the_eight_scores_and_declare_the_new_width():
+    model, _, _ = _tiny_head(3)
+    grafted = tt.with_grafted_rows(model, len(CATEGORY_HEADS))
+    x = np.random.default_rng(2).normal(size=(4, 3)).astype(np.float32)
+    before, after = _run(model, x), _run(grafted, x)
+    assert after.shape == (4, len(CATEGORY_HEADS))
+    np.testing.assert_array_equal(after[:, :8], before)
+    np.testing.assert_array_equal(after[:, 8:], 0.5)  # zero rows until they are fit
+    dims = grafted.graph.output[0].type.tensor_type.shape.dim
+    assert dims[1].dim_value == len(CATEGORY_HEADS)
+    rows = {"hate": (np.array([1.0, 0.0, -1.0], np.float32), 0.25)}
+    fitted = _run(tt.with_category_rows(grafted, rows, list(CATEGORY_HEADS)), x)
+    np.testing.assert_array_equal(fitted[:, :8], before)
+    want = 1 / (1 + np.exp(-(x @ rows["hate"][0] + 0.25)))
+    np.testing.assert_allclose(fitted[:, CATEGORY_HEADS.index("hate")], want, rtol=1e-5)
+
+
 def test_a_model_without_category_heads_is_refused_before_any_work(tmp_path):
     model = tmp_path / "m"
     shutil.copytree(default_model_dir("builtin"), model)
@@ -54,8 +71,8 @@ def test_a_model_without_category_heads_is_refused_before_any_work(tmp_path):
     with pytest.raises(ConfigError) as err:
         tt.refit_category_heads(model, out, version="9.9.9")
     assert str(err.value) == (
-        f"[T010] The model in {model} has no harm-category heads: only a model trained "
-        "with them (--categories) can have them refit."
+        f"[T010] The model in {model} has no harm-category heads: refit them on a model "
+        "trained with them (--categories), or add them with --graft."
     )
     assert not out.exists()
     with pytest.raises(

@@ -159,13 +159,17 @@ class _Gold:
 
 
 def test_category_points_are_chosen_on_the_dev_parts(data_dir):
-    from tactful.train._thresholds import CATEGORY_MIN_ROWS, choose_category_thresholds
+    from tactful.train._thresholds import (
+        CATEGORY_MIN_ROWS,
+        _harmless_chat_rows,
+        choose_category_thresholds,
+    )
 
     dev = category_examples(data_dir, split="dev")
     train = category_examples(data_dir)
     assert dev and not {e.text for e in dev} & {e.text for e in train}
     assert {e.source for e in dev} == {*CATEGORY_SOURCES, "category_templates"}
-    dev += template_category_examples("dev")
+    dev += template_category_examples("dev") + _harmless_chat_rows(data_dir)
     th, fig = choose_category_thresholds(_Gold(dev), data_dir, CATEGORIES)
     cats = fig["categories"]
     assert fig["category_dev_rows"] == len(dev) and list(cats) == list(CATEGORIES)

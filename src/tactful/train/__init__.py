@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         category_head_examples,
         refit_category_heads,
         with_category_rows,
+        with_grafted_rows,
     )
     from ._cli import train_app
     from ._compare import compare_run
@@ -322,6 +323,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "training_records",
     "verify_run",
     "with_category_rows",
+    "with_grafted_rows",
     "with_delicate_row",
     "with_token_head",
     "write_bank",
@@ -395,6 +397,7 @@ _LAZY: dict[str, str] = {
     "REFIT_HEADS": "._categoryhead",
     "refit_category_heads": "._categoryhead",
     "with_category_rows": "._categoryhead",
+    "with_grafted_rows": "._categoryhead",
     "with_delicate_row": "._delicatehead",
     "THRESHOLD_GRID": "._thresholds",
     "TRAIN_EXTRA_MESSAGE": "._config",

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..params import (
+    Bool,
     Constraints,
     Float,
     Int,
@@ -57,6 +58,7 @@ __all__ = [
     "category_head_examples",
     "refit_category_heads",
     "with_category_rows",
+    "with_grafted_rows",
 ]
 
 #: Rows of a training template at most (seeded), so that the thousand dehumanisation
@@ -170,6 +172,28 @@ def with_category_rows(
     return m
 
 
+def with_grafted_rows(model: Any, n: int) -> Any:
+    """A copy of an ONNX model whose sequence head has ``n`` rows: its own first, then
+    zero rows (a score of 0.5 until :func:`with_category_rows` fits them); the graph's
+    ``seq`` output is declared ``[batch, n]``. Every score it had stays bit-identical."""
+    import onnx
+    from onnx import numpy_helper
+
+    from ._delicatehead import SEQ_BIAS, SEQ_WEIGHT
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for init in m.graph.initializer:
+        if init.name in (SEQ_WEIGHT, SEQ_BIAS):
+            values = numpy_helper.to_array(init).astype(np.float32)
+            pad = np.zeros((n - values.shape[0], *values.shape[1:]), np.float32)
+            init.CopyFrom(numpy_helper.from_array(np.concatenate([values, pad]), init.name))
+    for out in m.graph.output:
+        if out.name == "seq":
+            out.type.tensor_type.shape.dim[1].dim_value = n
+    return m
+
+
 def _text_key(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -212,7 +236,8 @@ _REFIT_CONSTRAINTS: Constraints = {
     "out": PathLike(),
     "data_dir": Nullable(PathLike()),
     "version": Str(nonempty=True),
-    "heads": StrList(options=REFIT_HEADS, nonempty=True),
+    "heads": Nullable(StrList(options=REFIT_HEADS, nonempty=True)),
+    "graft": Bool(),
     "c": Float(0, None, closed="neither"),
     "chat_negatives": Int(0),
     "chat_weight": Float(0, None, closed="neither"),
@@ -227,7 +252,8 @@ def refit_category_heads(
     data_dir: str | Path | None = None,
     *,
     version: str,
-    heads: Sequence[str] = REFIT_HEADS,
+    heads: Sequence[str] | None = None,
+    graft: bool = False,
     c: float = 1.0,
     chat_negatives: int = 1500,
     chat_weight: float = 5.0,
@@ -247,8 +273,13 @@ def refit_category_heads(
         The data folder.
     version : str
         The new model's version.
-    heads : sequence of str
-        The heads to refit, of :data:`REFIT_HEADS` (all of them by default).
+    heads : sequence of str, optional
+        The heads to refit, of :data:`REFIT_HEADS`. Default: all of them, or with
+        ``graft`` the 13 categories.
+    graft : bool
+        The model has the eight heads only: give it the 13 category rows, fit on its
+        frozen encoder (:func:`with_grafted_rows`); its own eight scores, spans and
+        points stay bit-identical.
     c : float
         The inverse L2 strength of each logistic regression (scikit-learn's ``C``).
     chat_negatives : int
@@ -280,7 +311,8 @@ def refit_category_heads(
         out=out,
         data_dir=data_dir,
         version=version,
-        heads=list(heads),
+        heads=None if heads is None else list(heads),
+        graft=graft,
         c=c,
         chat_negatives=chat_negatives,
         chat_weight=chat_weight,
@@ -292,26 +324,38 @@ def refit_category_heads(
     card, model, max_len = open_refit(src, dst)
     from sklearn.linear_model import LogisticRegression
 
+    from .._heads import CATEGORY_HEADS, SEQ_HEADS
     from ..moderators.builtin import BuiltinModerator
+    from ..taxonomy import TO_LLAMA_GUARD_3
     from ._config import load_tokenizer
     from ._delicatehead import _seq_gemm
     from ._spanhead import refit_origin, save_refit
     from ._thresholds import choose_category_thresholds, choose_jailbreak_threshold
 
     model_heads = list(card.get("heads", []))
-    if not set(CATEGORIES) <= set(model_heads):
+    has = set(CATEGORIES) <= set(model_heads)
+    if has == p["graft"]:
         raise ConfigError(
-            f"The model in {src} has no harm-category heads: only a model trained with "
-            "them (--categories) can have them refit."
+            f"The model in {src} has harm-category heads already: refit them without --graft."
+            if has
+            else f"The model in {src} has no harm-category heads: refit them on a model "
+            "trained with them (--categories), or add them with --graft."
         )
     _seq_gemm(model, "category-heads")  # refuse a quantized head before any work
+    if p["graft"]:
+        if model_heads != list(SEQ_HEADS):
+            raise ConfigError(f"The model in {src} does not have the eight heads to graft onto.")
+        model = with_grafted_rows(model, len(CATEGORY_HEADS))
+        model_heads = list(CATEGORY_HEADS)
+        card = {**card, "heads": model_heads}
+    wanted = p["heads"] or (CATEGORIES if p["graft"] else REFIT_HEADS)
     examples = category_head_examples(
         p["data_dir"], chat_negatives=p["chat_negatives"], seed=p["seed"]
     )
     tok = load_tokenizer(src / "tokenizer.json", max_len)
     x = _features(model, card, tok, [t for t, _, _ in examples], p["cache"])
     source = np.array([s for _, _, s in examples])
-    refit = [h for h in REFIT_HEADS if h in p["heads"]]
+    refit = [h for h in REFIT_HEADS if h in wanted]
     rows: dict[str, tuple[np.ndarray, float]] = {}
     positives: dict[str, dict[str, int]] = {}
     for head in refit:
@@ -335,6 +379,7 @@ def refit_category_heads(
     new["category_heads"] = {
         "from": refit_origin(card),
         "heads": refit,
+        "grafted": p["graft"],
         "sources": dict(Counter(source.tolist())),
         "positives": positives,
         "config": {
@@ -346,7 +391,8 @@ def refit_category_heads(
             "max_len": max_len,
         },
         "command": f"tactful train category-heads {src} --out {dst} --version {p['version']}"
-        + "".join(f" --head {h}" for h in refit if refit != list(REFIT_HEADS)),
+        + (" --graft" if p["graft"] else "")
+        + ("" if p["heads"] is None else "".join(f" --head {h}" for h in refit)),
     }
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     after = BuiltinModerator(model_dir=str(dst))
@@ -359,6 +405,7 @@ def refit_category_heads(
         dev.setdefault("categories", {}).update(fig["categories"])
         for cat in cats:
             entry = new.setdefault("categories", {}).setdefault(cat, {})
+            entry["llama_guard_3"] = list(TO_LLAMA_GUARD_3[cat])
             entry["train_examples"] = positives[cat]
             entry["dev"] = fig["categories"][cat]
     if "jailbreak" in refit:

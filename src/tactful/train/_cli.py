@@ -576,9 +576,19 @@ def category_heads_command(
     head: Annotated[
         list[str] | None,
         typer.Option(
-            "--head", help="A head to refit (repeatable). Default: the 13 categories and jailbreak."
+            "--head",
+            help="A head to refit (repeatable). Default: the 13 categories and jailbreak "
+            "(with --graft, the categories).",
         ),
     ] = None,
+    graft: Annotated[
+        bool,
+        typer.Option(
+            "--graft",
+            help="The model has the eight heads only: add the 13 category rows, fit on its "
+            "frozen encoder (its own scores stay bit-identical).",
+        ),
+    ] = False,
     cache: Annotated[
         Path | None,
         typer.Option(
@@ -592,14 +602,14 @@ def category_heads_command(
     weak scores); every other score stays identical; each category's point is chosen
     again on dev."""
     from . import refit_category_heads
-    from ._categoryhead import REFIT_HEADS
 
     card = refit_category_heads(
         model,
         out,
         data_dir,
         version=version,
-        heads=head or REFIT_HEADS,
+        heads=head or None,
+        graft=graft,
         c=c,
         chat_negatives=chat_negatives,
         chat_weight=chat_weight,

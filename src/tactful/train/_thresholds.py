@@ -172,6 +172,24 @@ def choose_delicate_threshold(
     return point, fig
 
 
+def _harmless_chat_rows(data_dir: str | Path | None) -> list[Any]:
+    """ToxicChat dev's prompts labelled non-toxic, in no harm category: a category flag
+    flags the text, so a category's point must not cost the chat prompts' precision."""
+    import math
+
+    from .._heads import CATEGORY_HEADS
+    from ..datasets import load_dataset
+    from ..taxonomy import CATEGORIES
+    from ._mixture import Example
+
+    seq = [0.0 if h in CATEGORIES else math.nan for h in CATEGORY_HEADS]
+    return [
+        Example(r.text, "toxicchat", list(seq))
+        for r in load_dataset("toxicchat", "dev", data_dir=data_dir)
+        if r.labels["toxicity"] == 0
+    ]
+
+
 def choose_category_thresholds(
     mod: Any, data_dir: str | Path | None, categories: Sequence[str]
 ) -> tuple[dict[str, float], dict[str, Any]]:
@@ -179,7 +197,8 @@ def choose_category_thresholds(
     (:func:`~tactful.train._categories.category_examples` with ``split="dev"``: the harm
     sets' dev items and the held-out category templates; and the held-out training
     templates of ordinary toxic language and its harmless contrasts with their categories,
-    :func:`~tactful.train._categories.template_category_examples`), the best mean F1 over
+    :func:`~tactful.train._categories.template_category_examples`; and ToxicChat dev's
+    harmless prompts, in no category), the best mean F1 over
     :data:`DEV_RESAMPLES` bootstrap resamples of the rows that label the category, and
     the dev figures: per category its rows, positives, AUC and F1 at the point. A
     category with fewer than :data:`CATEGORY_MIN_ROWS` rows in or out of it keeps 0.5.
@@ -189,6 +208,7 @@ def choose_category_thresholds(
     from ._categories import category_examples, template_category_examples
 
     rows = category_examples(data_dir, split="dev") + template_category_examples("dev")
+    rows += _harmless_chat_rows(data_dir)
     seq = mod.predict_arrays([e.text for e in rows])[0]
     heads = list(mod.heads)
     th: dict[str, float] = {}
