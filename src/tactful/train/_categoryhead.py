@@ -119,7 +119,8 @@ def category_head_examples(
     weak = toxicchat_weak_labels(data_dir)
     for t, scores in sorted(weak.items()):
         row = chat.get(t)
-        jailbreak = {} if row is None else {"jailbreak": float(row.labels["jailbreak"])}
+        known = None if row is None else row.labels["jailbreak"]
+        jailbreak = {} if known is None else {"jailbreak": float(known)}
         out.append((t, {**scores, **jailbreak}, "toxicchat_weak"))
     none = dict.fromkeys(CATEGORIES, 0.0)
     harmless = sorted(t for t, r in chat.items() if r.labels["toxicity"] == 0)
@@ -128,12 +129,16 @@ def category_head_examples(
         r = chat[t]
         if t in weak or not (t in picked or r.labels["jailbreak"] == 1):
             continue
-        cats = none if r.labels["toxicity"] == 0 else {}
-        out.append((t, {**cats, "jailbreak": float(r.labels["jailbreak"])}, "toxicchat"))
+        cats: dict[str, float] = none if r.labels["toxicity"] == 0 else {}
+        label = r.labels["jailbreak"]
+        out.append(
+            (t, {**cats, **({} if label is None else {"jailbreak": float(label)})}, "toxicchat")
+        )
     for name in JAILBREAK_SETS:
         out += [
-            (r.text, {"jailbreak": float(r.labels["jailbreak"])}, "jailbreak_sets")
+            (r.text, {"jailbreak": float(label)}, "jailbreak_sets")
             for r in load_dataset(name, "all", data_dir=data_dir)
+            if (label := r.labels["jailbreak"]) is not None
         ]
     seen: set[str] = set()
     kept = []
