@@ -23,6 +23,7 @@ from tactful.moderators.builtin import (
     load_card,
 )
 from tactful.params import Int, Nullable, OneOf, Str
+from tactful.taxonomy import CATEGORIES
 
 MODEL_DIR = default_model_dir()
 
@@ -309,6 +310,8 @@ def test_a_blank_text_gets_zeros_without_asking_the_model(name):
         assert not a.flagged and a.spans == () and a.raw["blank"] is True
         assert set(a.scores.values()) == {0.0} and a.jailbreak == 0.0 and a.delicate == 0.0
         assert not any(a.flags.values())
+        # a model with harm-category heads scores them too, all 0
+        categories = set(CATEGORIES) & set(getattr(mod, "heads", ()))
         assert set(a.scores) == {
             "toxicity",
             "offensive",
@@ -316,6 +319,7 @@ def test_a_blank_text_gets_zeros_without_asking_the_model(name):
             "threat",
             "identity_attack",
             "profanity",
+            *categories,
         }
     assert got[2].flagged and got[2] == mod.analyze(["I will kill you"])[0]
     assert got[0] is not got[1]  # one answer per text, nothing shared
