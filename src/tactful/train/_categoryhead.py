@@ -152,29 +152,18 @@ def category_head_examples(
 def with_category_rows(
     model: Any, rows: dict[str, tuple[np.ndarray, float]], heads: list[str]
 ) -> Any:
-    """A copy of an ONNX model whose logit for each category of ``rows`` is
-    ``pooled @ weight + bias``; every other row, node and value is kept."""
-    import onnx
+    """A copy of an ONNX model whose logit for each head of ``rows`` (named in the
+    model's ``heads``) is ``pooled @ weight + bias``; every other row, node and value is
+    kept (:func:`~tactful.train._delicatehead.with_seq_rows`)."""
     from onnx import numpy_helper
 
-    from ._delicatehead import SEQ_BIAS, SEQ_WEIGHT, _seq_gemm
+    from ._delicatehead import SEQ_WEIGHT, with_seq_rows
 
-    _seq_gemm(model)
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    for init in m.graph.initializer:
-        if init.name in (SEQ_WEIGHT, SEQ_BIAS):
-            values = numpy_helper.to_array(init).astype(np.float32).copy()
-            if values.shape[0] != len(heads):
-                raise ConfigError(
-                    f"The model's sequence head has {values.shape[0]} rows, its card "
-                    f"{len(heads)} heads."
-                )
-            for c, (w, b) in rows.items():
-                i = heads.index(c)
-                values[i] = np.asarray(w, dtype=np.float32) if init.name == SEQ_WEIGHT else b
-            init.CopyFrom(numpy_helper.from_array(values, init.name))
-    return m
+    [weight] = [i for i in model.graph.initializer if i.name == SEQ_WEIGHT]
+    n = numpy_helper.to_array(weight).shape[0]
+    if n != len(heads):
+        raise ConfigError(f"The model's sequence head has {n} rows, its card {len(heads)} heads.")
+    return with_seq_rows(model, {heads.index(h): row for h, row in rows.items()})
 
 
 def with_grafted_rows(model: Any, n: int) -> Any:

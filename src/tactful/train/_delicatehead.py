@@ -60,11 +60,12 @@ def _seq_gemm(model: Any, command: str = "delicate-head") -> Any:
     return gemms[0]
 
 
-def with_delicate_row(model: Any, weight: np.ndarray, bias: float) -> Any:
-    """A copy of an ONNX model whose ``delicate`` logit is ``pooled @ weight + bias``.
+def with_seq_rows(model: Any, rows: dict[int, tuple[np.ndarray, float]]) -> Any:
+    """A copy of an ONNX model whose sequence logit ``i`` is ``pooled @ weight + bias``
+    for each ``i: (weight, bias)`` of ``rows``.
 
-    Only that row of :data:`SEQ_WEIGHT` and that entry of :data:`SEQ_BIAS` change;
-    the graph's nodes and every other value are kept as they were.
+    Only those rows of :data:`SEQ_WEIGHT` and entries of :data:`SEQ_BIAS` change; the
+    graph's nodes and every other value are kept as they were.
     """
     import onnx
     from onnx import numpy_helper
@@ -72,16 +73,19 @@ def with_delicate_row(model: Any, weight: np.ndarray, bias: float) -> Any:
     _seq_gemm(model)
     m = onnx.ModelProto()
     m.CopyFrom(model)
-    d = SEQ_HEADS.index("delicate")
     for init in m.graph.initializer:
         if init.name in (SEQ_WEIGHT, SEQ_BIAS):
             values = numpy_helper.to_array(init).astype(np.float32).copy()
-            if init.name == SEQ_WEIGHT:
-                values[d] = np.asarray(weight, dtype=np.float32)
-            else:
-                values[d] = np.float32(bias)
+            for i, (weight, bias) in rows.items():
+                values[i] = np.asarray(weight, np.float32) if init.name == SEQ_WEIGHT else bias
             init.CopyFrom(numpy_helper.from_array(values, init.name))
     return m
+
+
+def with_delicate_row(model: Any, weight: np.ndarray, bias: float) -> Any:
+    """A copy of an ONNX model whose ``delicate`` logit is ``pooled @ weight + bias``
+    (:func:`with_seq_rows`)."""
+    return with_seq_rows(model, {SEQ_HEADS.index("delicate"): (weight, bias)})
 
 
 def open_refit(src: Path, dst: Path) -> tuple[dict[str, Any], Any, int]:

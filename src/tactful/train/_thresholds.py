@@ -242,52 +242,49 @@ def choose_jailbreak_threshold(
     not called a jailbreak): the grid point with the best mean of the two parts' F1
     (each part weighs the same: ToxicChat dev has 14 jailbreaks, the templates 32
     injections and 826 other rows); and the dev figures: F1 on both parts, and each
-    template family's share flagged. ``before``: another moderator and its point, whose figures are given
-    beside (``"before"``)."""
-    from .._heads import SEQ_HEADS as _SEQ
+    template family's share flagged. ``before``: another moderator and its point,
+    whose figures are given beside (``"before"``)."""
     from ..datasets import load_dataset
     from ..metrics import precision_recall_f1
     from ._categories import template_category_examples
 
-    jb = _SEQ.index("jailbreak")
+    jb = SEQ_HEADS.index("jailbreak")
     chat = load_dataset("toxicchat", "dev", data_dir=data_dir)
     tmpl = template_category_examples("dev")
     texts = [r.text for r in chat] + [e.text for e in tmpl]
+    n = len(chat)
     y_chat = np.array([r.labels["jailbreak"] for r in chat], dtype=int)
     y_tmpl = np.array([0 if np.isnan(e.seq[jb]) else int(e.seq[jb]) for e in tmpl])
-    y = np.concatenate([y_chat, y_tmpl])
-    family = [str(e.meta["id"])[:6] for e in tmpl]
+    family = np.array([str(e.meta["id"])[:6] for e in tmpl])
 
-    def figures(m: Any, t: float) -> dict[str, Any]:
-        heads = list(getattr(m, "heads", _SEQ))
-        p = m.predict_arrays(texts)[0][:, heads.index("jailbreak")]
+    def scores(m: Any) -> np.ndarray:
+        heads = list(getattr(m, "heads", SEQ_HEADS))
+        return np.asarray(m.predict_arrays(texts)[0][:, heads.index("jailbreak")])
+
+    def figures(p: np.ndarray, t: float) -> dict[str, Any]:
         flagged = p >= t
-        out: dict[str, Any] = {
+        rest = flagged[n:]
+        return {
             "threshold": t,
-            "toxicchat_dev_f1": round(precision_recall_f1(y_chat, flagged[: len(chat)])["f1"], 4),
-            "templates_dev_f1": round(precision_recall_f1(y_tmpl, flagged[len(chat) :])["f1"], 4),
+            "toxicchat_dev_f1": round(precision_recall_f1(y_chat, flagged[:n])["f1"], 4),
+            "templates_dev_f1": round(precision_recall_f1(y_tmpl, rest)["f1"], 4),
+            "templates_dev_flagged": {
+                f: round(float(rest[family == f].mean()), 4) for f in sorted(set(family))
+            },
         }
-        rest = flagged[len(chat) :]
-        out["templates_dev_flagged"] = {
-            f: round(float(np.mean([r for r, g in zip(rest, family, strict=True) if g == f])), 4)
-            for f in sorted(set(family))
-        }
-        return out
 
-    heads = list(getattr(mod, "heads", _SEQ))
-    p = mod.predict_arrays(texts)[0][:, heads.index("jailbreak")]
-    n = len(chat)
+    p = scores(mod)
     mean = (grid_f1(y_chat, p[:n]) + grid_f1(y_tmpl, p[n:])) / 2
     at = int(np.argmax(mean))
     point = float(THRESHOLD_GRID[at])
     fig = {
-        "rows": len(y),
-        "positives": int(y.sum()),
+        "rows": len(texts),
+        "positives": int(y_chat.sum() + y_tmpl.sum()),
         "mean_f1": round(float(mean[at]), 4),
-        **figures(mod, point),
+        **figures(p, point),
     }
     if before is not None:
-        fig["before"] = figures(*before)
+        fig["before"] = figures(scores(before[0]), before[1])
     return point, fig
 
 
