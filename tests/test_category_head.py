@@ -94,9 +94,10 @@ def test_the_refit_learns_categories_from_train_parts_and_toxic_language(data_di
         "toxicchat_weak",
         "toxicchat",
         "jailbreak_sets",
+        "threat_sources",
     }
     assert 45 <= sources["toxicchat"] <= 50  # less the sampled prompts another source holds
-    none = {**dict.fromkeys(CATEGORIES, 0.0), "jailbreak": 0.0}
+    none = {**dict.fromkeys(CATEGORIES, 0.0), "jailbreak": 0.0, "threat": 0.0}
     assert all(t == none for _, t, s in got if s == "toxicchat")
     assert all(t and set(t) <= set(tt.REFIT_HEADS) for _, t, _ in got)
     assert all(0.0 <= v <= 1.0 for _, t, _ in got for v in t.values())
@@ -122,6 +123,18 @@ def test_the_refit_learns_categories_from_train_parts_and_toxic_language(data_di
     assert insults and all(t["self-harm"] == t["sexual"] == t["jailbreak"] == 0.0 for t in insults)
     injections = [t for x, t, s in got if s == "template_categories" and t["jailbreak"] == 1.0]
     assert len(injections) == 192
+    # a person in crisis is never a threat; a threat at a person is one
+    crisis = [t for _, t, _ in got if t.get("self-harm/intent", 0.0) >= 0.5]
+    assert crisis and all(t["threat"] == 0.0 for t in crisis)
+    threats = [t for _, t, s in got if s == "template_categories" and t.get("threat") == 1.0]
+    assert threats and all(t["harassment/threatening"] == 1.0 for t in threats)
+    # the threat sources, each labelled for the threat head alone: the 104 ToxicSpans
+    # training posts with a majority Threat span and 3,000 others drawn, less the 10 another
+    # source holds or that are held out (the menace templates and their lookalikes are
+    # template rows already)
+    spans = Counter(t["threat"] for x, t, s in got if s == "threat_sources")
+    assert spans == {1.0: 104, 0.0: tt.THREAT_NEGATIVES - 10}
+    assert all(set(t) == {"threat"} for _, t, s in got if s == "threat_sources")
     assert tt.category_head_examples(data_dir, chat_negatives=50) == got  # seeded
 
 

@@ -39,8 +39,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._bank import TeacherId, bank_summary, read_bank, read_chars, write_bank, write_chars
     from ._bank_sources import BANK_SOURCES, source_texts
+    from ._categories import category_examples, template_category_examples
     from ._categoryhead import (
         REFIT_HEADS,
+        THREAT_CATEGORY_WEIGHT,
+        THREAT_NEGATIVES,
         category_head_examples,
         refit_category_heads,
         with_category_rows,
@@ -212,6 +215,8 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "STAGES",
     "SourceRun",
     "TEMPLATE_SOURCES",
+    "THREAT_CATEGORY_WEIGHT",
+    "THREAT_NEGATIVES",
     "THREAT_PATTERN",
     "THRESHOLD_GRID",
     "TRAINING_FUNCTIONALITIES",
@@ -231,6 +236,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "build_mixture",
     "card_crossfit_runs",
     "card_stages",
+    "category_examples",
     "category_head_examples",
     "choose_delicate_threshold",
     "choose_span_threshold",
@@ -311,6 +317,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "teacher_identity",
     "teacher_logits",
     "technical_template_records",
+    "template_category_examples",
     "template_flags",
     "threat_template_records",
     "token_head_tensors",
@@ -394,7 +401,11 @@ _LAZY: dict[str, str] = {
     "delicate_head_examples": "._delicatehead",
     "refit_delicate_head": "._delicatehead",
     "category_head_examples": "._categoryhead",
+    "category_examples": "._categories",
+    "template_category_examples": "._categories",
     "REFIT_HEADS": "._categoryhead",
+    "THREAT_CATEGORY_WEIGHT": "._categoryhead",
+    "THREAT_NEGATIVES": "._categoryhead",
     "refit_category_heads": "._categoryhead",
     "with_category_rows": "._categoryhead",
     "with_grafted_rows": "._categoryhead",

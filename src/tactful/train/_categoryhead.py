@@ -23,6 +23,19 @@ the pooled features, from (:func:`category_head_examples`):
 
 Each category's point is then chosen again on the dev parts
 (:func:`~tactful.train._thresholds.choose_category_thresholds`).
+
+The threat row (``--head threat``) can be refit the same way. The threat head learned from
+the 284 ToxicSpans posts with a majority Threat span and the menace templates, and the
+eight-head models call a sexual request or a person in crisis a threat (``builtin-large``
+2.2.2 flags every held-out sexual-request and minors template of the category dev rows as
+a threat). Its rows: the ToxicSpans rater-level posts (the threats and
+:data:`THREAT_NEGATIVES` seeded others), the menace templates and their harmless
+technical and contrast lookalikes, the threats and insults of the toxic-language
+templates, the category templates' threat targets (a person in crisis, a sexual request, a
+weapons question are no threat; a conditional threat is), every harm-set row in a
+self-harm category (0) and the ToxicChat negatives (0). The category rows other than the
+threats weigh :data:`THREAT_CATEGORY_WEIGHT`. Its point is chosen on the same dev rows as
+the categories', and ``threat_or`` again on the held-out Jigsaw sentences.
 """
 
 from __future__ import annotations
@@ -55,6 +68,8 @@ from ._delicatehead import open_refit
 __all__ = [
     "JAILBREAK_SETS",
     "REFIT_HEADS",
+    "THREAT_CATEGORY_WEIGHT",
+    "THREAT_NEGATIVES",
     "category_head_examples",
     "refit_category_heads",
     "with_category_rows",
@@ -68,7 +83,14 @@ TEMPLATE_ROWS = 30
 JAILBREAK_SETS = ("jailbreak_inthewild", "gptfuzzer", "deepset_injections")
 #: The heads a refit can learn again: the 13 categories, and jailbreak (which a model
 #: trained on the harm sets can learn to fire on any toxic request).
-REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak")
+REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak", "threat")
+#: ToxicSpans rater-level posts without a majority Threat span drawn (seeded) for the
+#: threat fit, beside all its threats.
+THREAT_NEGATIVES = 3000
+#: The weight of the category rows that are no threat in the threat fit (a person in
+#: crisis, a sexual request), chosen on the dev rows with ``research/threat_row.py``
+#: (docs/research/model-3.md, "The threat row").
+THREAT_CATEGORY_WEIGHT = 3.0
 
 
 def category_head_examples(
@@ -82,7 +104,12 @@ def category_head_examples(
     template (a plain harmful request, an insult or a threat is not an attempt to trick
     the model), 1 for the injection templates, ToxicChat's label for its prompts, and
     the jailbreak sets' labels (``jailbreak_sets``: In-the-Wild, GPTFuzzer, deepset's
-    injections)."""
+    injections).
+
+    ``threat``: the templates' threat targets, 0 for a harm-set or template row in a
+    self-harm category and for the ToxicChat negatives, and the ``threat_sources``:
+    ToxicSpans rater-level posts (all threats, :data:`THREAT_NEGATIVES` others) and the
+    menace, technical and contrast training templates."""
     from .._heads import CATEGORY_HEADS
     from ..datasets import load_dataset
     from ..datasets._harm import harm_test_texts
@@ -93,8 +120,11 @@ def category_head_examples(
         template_category_examples,
         toxicchat_weak_labels,
     )
+    from ._mixture import build_mixture
 
     jb = CATEGORY_HEADS.index("jailbreak")
+    th = CATEGORY_HEADS.index("threat")
+    crisis = ("self-harm", "self-harm/intent", "self-harm/instructions")
 
     def targets(seq: list[float]) -> dict[str, float]:
         out = {"jailbreak": 0.0 if np.isnan(seq[jb]) else float(seq[jb])}
@@ -102,6 +132,10 @@ def category_head_examples(
             v = seq[CATEGORY_HEADS.index(c)]
             if not np.isnan(v):
                 out[c] = float(v)
+        if not np.isnan(seq[th]):
+            out["threat"] = float(seq[th])
+        elif any(out.get(c, 0.0) >= 0.5 for c in crisis):
+            out["threat"] = 0.0  # a person in crisis threatens nobody
         return out
 
     held = set(harm_test_texts(data_dir)) | {
@@ -129,7 +163,7 @@ def category_head_examples(
         r = chat[t]
         if t in weak or not (t in picked or r.labels["jailbreak"] == 1):
             continue
-        cats: dict[str, float] = none if r.labels["toxicity"] == 0 else {}
+        cats: dict[str, float] = {**none, "threat": 0.0} if r.labels["toxicity"] == 0 else {}
         label = r.labels["jailbreak"]
         out.append(
             (t, {**cats, **({} if label is None else {"jailbreak": float(label)})}, "toxicchat")
@@ -140,6 +174,22 @@ def category_head_examples(
             for r in load_dataset(name, "all", data_dir=data_dir)
             if (label := r.labels["jailbreak"]) is not None
         ]
+    rng = random.Random(seed)
+    threat = [
+        e
+        for e in build_mixture(
+            data_dir, sources=["toxicspans_raters"], menace=True, technical=True, contrast=True
+        )
+        if not np.isnan(e.seq[th])
+    ]
+    spans = [e for e in threat if e.source == "toxicspans_raters"]
+    others = sorted((e for e in spans if e.seq[th] < 0.5), key=lambda e: e.text)
+    drawn = {e.text for e in rng.sample(others, min(THREAT_NEGATIVES, len(others)))}
+    out += [
+        (e.text, {"threat": float(e.seq[th])}, "threat_sources")
+        for e in sorted(threat, key=lambda e: (e.source, e.text))
+        if e.source != "toxicspans_raters" or e.seq[th] >= 0.5 or e.text in drawn
+    ]
     seen: set[str] = set()
     kept = []
     for e in out:
@@ -268,8 +318,8 @@ def refit_category_heads(
     version : str
         The new model's version.
     heads : sequence of str, optional
-        The heads to refit, of :data:`REFIT_HEADS`. Default: all of them, or with
-        ``graft`` the 13 categories.
+        The heads to refit, of :data:`REFIT_HEADS`. Default: all of them. With
+        ``graft``, the 13 categories and these.
     graft : bool
         The model has the eight heads only: give it the 13 category rows, fit on its
         frozen encoder (:func:`with_grafted_rows`); its own eight scores, spans and
@@ -342,7 +392,9 @@ def refit_category_heads(
         model = with_grafted_rows(model, len(CATEGORY_HEADS))
         model_heads = list(CATEGORY_HEADS)
         card = {**card, "heads": model_heads}
-    wanted = p["heads"] or (CATEGORIES if p["graft"] else REFIT_HEADS)
+    # a graft fits the 13 new rows always, and any other head asked for
+    wanted = set(p["heads"] or (() if p["graft"] else REFIT_HEADS))
+    wanted |= set(CATEGORIES) if p["graft"] else set()
     examples = category_head_examples(
         p["data_dir"], chat_negatives=p["chat_negatives"], seed=p["seed"]
     )
@@ -361,6 +413,8 @@ def refit_category_heads(
         w = np.ones(len(idx))
         if head == "jailbreak":
             w[np.isin(source[idx], ["toxicchat", "toxicchat_weak"])] = p["chat_weight"]
+        if head == "threat":
+            w[(source[idx] == "category_examples") & (y < 0.5)] = THREAT_CATEGORY_WEIGHT
         weights = np.concatenate([y * w, (1.0 - y) * w])
         keep = weights > 0
         fit = LogisticRegression(C=p["c"], max_iter=5000).fit(
@@ -409,5 +463,23 @@ def refit_category_heads(
         )
         new["thresholds"]["jailbreak"] = point
         new["category_heads"]["jailbreak_dev"] = jfig
+    if "threat" in refit:
+        from ._devrows import offensive_dev_rows
+        from ._provenance import card_stages
+        from ._thresholds import or_in_threshold
+
+        t_points, tfig = choose_category_thresholds(after, p["data_dir"], ["threat"])
+        held = offensive_dev_rows(p["data_dir"], card_stages(card))
+        seq_j = after.predict_arrays([r.text for r in held])[0][:, after.heads.index("threat")]
+        new["thresholds"]["threat"] = t_points["threat"]
+        new["thresholds"]["threat_or"] = or_in_threshold(np.array([r.label for r in held]), seq_j)
+        new["category_heads"]["threat_dev"] = {
+            **tfig["categories"]["threat"],
+            "threat_or": new["thresholds"]["threat_or"],
+            "before": {
+                "threshold": card["thresholds"].get("threat", 0.5),
+                "threat_or": card["thresholds"].get("threat_or"),
+            },
+        }
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     return new
