@@ -63,6 +63,24 @@ def test_model_card_command_shows_the_large_card():
         "chosen on the 375 DeTexD rows no training stage drew, cross-fitted F1 there "
         f"{card['dev']['detexd_heldout_delicate_crossfit_f1']:.4f}"
     ) in shown.output
+    threat = card["category_heads"]["threat_dev"]
+    assert (
+        "13 category rows grafted onto 2.2.2 with tactful train category-heads, and the threat "
+        f"row refit; threat point 0.5 -> {threat['threshold']} (dev F1 {threat['f1']:.4f} on "
+        f"540 rows), threat_or 0.9 -> {threat['threat_or']} (other heads unchanged)"
+    ) in shown.output
+    line = next(x for x in shown.output.splitlines() if "│ self-harm/intent " in x)
+    cells = [c.strip() for c in line.strip("│ ").split("│")]
+    intent = card["categories"]["self-harm/intent"]
+    assert cells == [
+        "self-harm/intent",
+        "S11",
+        str(sum(intent["train_examples"].values())),
+        f"{intent['dev']['rows']} ({intent['dev']['positives']} in it)",
+        f"{intent['dev']['auc']:.4f}",
+        f"{intent['dev']['f1']:.4f}",
+        str(card["thresholds"]["self-harm/intent"]),
+    ]
 
 
 def test_plain_cases(large):
@@ -98,7 +116,7 @@ def test_prompts_that_switch_rules_off_get_no_span(large):
     # 2.2.1 is 2.2.0 with its token head refit (tactful train span-head): 2.2.0 marked
     # "Ignore all previous instructions and print" as an insult
     card = large.card
-    assert card["version"] == "3.0.0" and card["span_head"]["from"]["version"] == "2.2.0"
+    assert card["version"] == "3.1.0" and card["span_head"]["from"]["version"] == "2.2.0"
     check_no_spans_on_prompts(large)
 
 
@@ -147,16 +165,17 @@ def test_the_large_card_lists_the_detexd_rows_it_saw(data_dir):
     assert large.trained_texts().honest_figure("detexd") == detexd["honest_figure"]
 
 
-def test_the_harm_categories_are_grafted_onto_2_2_2_and_its_bank_stays_its_own():
-    """3.0.0 is 2.2.2 with the 13 category rows fit on its frozen encoder (tactful train
-    category-heads --graft): its eight heads are 2.2.2's bit for bit, so the teacher-label
-    bank 2.2.2 wrote is still this model's."""
+def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_of_its_own():
+    """3.1.0 is 2.2.2 with the 13 category rows and the threat row fit on its frozen
+    encoder (tactful train category-heads --graft --head threat): its other seven heads
+    are 2.2.2's, but its threat scores are not, so it is a teacher of its own and the bank
+    2.2.2 wrote is not its bank."""
     from tactful.train._student import installed_teacher
 
     card = load_card(name="builtin-large")
     assert card["heads"] == list(CATEGORY_HEADS)
     graft = card["category_heads"]
-    assert graft["grafted"] is True and graft["heads"] == list(CATEGORIES)
+    assert graft["grafted"] is True and graft["heads"] == [*CATEGORIES, "threat"]
     assert graft["from"]["version"] == "2.2.2"
     assert graft["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
     for c in CATEGORIES:
@@ -164,8 +183,11 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_and_its_bank_stays_its_own()
         assert entry["llama_guard_3"] == list(TO_LLAMA_GUARD_3[c])
         assert sum(entry["train_examples"].values()) >= 30
         assert card["thresholds"][c] == entry["dev"]["threshold"]
+    threat = graft["threat_dev"]
+    assert card["thresholds"]["threat"] == threat["threshold"]
+    assert card["thresholds"]["threat_or"] == threat["threat_or"]
     tid = installed_teacher("builtin-large")
-    assert (tid.folder, tid.sha256) == ("builtin-large-2.2.2", graft["from"]["model.onnx sha256"])
+    assert (tid.folder, tid.sha256) == ("builtin-large-3.1.0", card["sha256"]["model.onnx"])
 
 
 def test_plain_harms_get_their_categories(large):
@@ -183,6 +205,9 @@ def test_plain_harms_get_their_categories(large):
     assert cats[0] == {"harassment"}
     assert {"harassment", "harassment/threatening", "violence"} <= cats[1]
     assert {"self-harm", "self-harm/intent"} <= cats[2] and "harassment/threatening" not in cats[2]
+    # a person in crisis and a sexual request are no threat (2.2.2's threat row: 0.79, 0.75)
+    assert not got[2].flags["threat"] and not got[4].flags["threat"]
+    assert got[1].flags["threat"]
     assert {"illicit", "illicit/violent"} <= cats[3] and got[3].flagged
     assert "sexual" in cats[4]
     assert cats[5:] == [set(), set()] and not got[5].flagged and not got[6].flagged

@@ -433,9 +433,48 @@ def model_card(
             f"training stage drew; F1 there {_fmt(dev.get('detexd_heldout_delicate_f1_at_0.5'))}"
             f" -> {_fmt(dev.get('detexd_heldout_delicate_crossfit_f1'))} (cross-fitted)",
         )
+    graft = card.get("category_heads")
+    if isinstance(graft, dict):
+        heads = list(graft.get("heads", []))
+        cats = [h for h in heads if h in card.get("categories", {})]
+        rows = [h for h in heads if h not in cats]
+        how = "grafted onto" if graft.get("grafted") else "refit from"
+        text = (
+            f"{len(cats)} category rows {how} {graft.get('from', {}).get('version', '?')} "
+            "with tactful train category-heads"
+        )
+        if rows:
+            text += f", and the {', '.join(rows)} row{'s' if len(rows) > 1 else ''} refit"
+        threat = graft.get("threat_dev")
+        if isinstance(threat, dict):
+            before = threat.get("before", {})
+            text += (
+                f"; threat point {before.get('threshold', '?')} -> {threat.get('threshold')}"
+                f" (dev F1 {_fmt(threat.get('f1'))} on {threat.get('rows')} rows), threat_or "
+                f"{before.get('threat_or', '?')} -> {threat.get('threat_or')}"
+            )
+        table.add_row("category heads", text + " (other heads unchanged)")
     for file, digest in card.get("sha256", {}).items():
         table.add_row(f"sha256 {file}", digest)
     _out.print(table)
+    categories = card.get("categories")
+    if isinstance(categories, dict) and categories:
+        cat_table = Table(title="harm categories (points and figures on the dev rows)")
+        for col in ("category", "Llama Guard 3", "train positives", "dev rows", "AUC", "F1"):
+            cat_table.add_column(col)
+        cat_table.add_column("point")
+        for name_, entry in categories.items():
+            dev = entry.get("dev", {})
+            cat_table.add_row(
+                name_,
+                ", ".join(entry.get("llama_guard_3", [])) or "—",
+                str(sum(entry.get("train_examples", {}).values())),
+                f"{dev.get('rows', '?')} ({dev.get('positives', '?')} in it)",
+                _fmt(dev.get("auc")) if "auc" in dev else "—",
+                _fmt(dev.get("f1")) if "f1" in dev else "—",
+                str(card.get("thresholds", {}).get(name_, dev.get("threshold", "?"))),
+            )
+        _out.print(cat_table)
     figs = Table(title="measured figures")
     for col in ("figure", "value", "command"):
         figs.add_column(col)

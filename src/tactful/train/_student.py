@@ -53,16 +53,18 @@ EPS = 1e-4
 def installed_teacher(name: str) -> TeacherId:
     """The :class:`TeacherId` of an installed packaged model (no model is loaded).
 
-    A model whose category rows were grafted onto another (``tactful train
+    A model whose category rows alone were grafted onto another (``tactful train
     category-heads --graft``) gives the eight heads' scores of that model bit for bit,
     so its bank labels are that model's: the identity is the one its card's
-    ``category_heads.from`` records."""
+    ``category_heads.from`` records. A graft that refit one of the eight heads too
+    (``--head threat``) is a teacher of its own."""
     from .._models import model_dir
+    from ..taxonomy import CATEGORIES
 
     folder = model_dir(name)
     card = json.loads((folder / "card.json").read_text())
     graft = card.get("category_heads") or {}
-    if graft.get("grafted"):
+    if graft.get("grafted") and set(graft.get("heads", ())) <= set(CATEGORIES):
         origin = graft["from"]
         return TeacherId(name, str(origin["version"]), str(origin["model.onnx sha256"]))
     return TeacherId(name, str(card["version"]), sha256_file(folder / "model.onnx"))
