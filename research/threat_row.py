@@ -17,7 +17,6 @@ beside the model's own threat row. Needs the ``train`` extra (onnx) and scikit-l
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path
 
@@ -31,40 +30,14 @@ from tactful.metrics import roc_auc
 from tactful.moderators.builtin import load_card
 from tactful.train import (
     THRESHOLD_GRID,
+    cached_pooled_features,
     category_examples,
     category_head_examples,
     load_tokenizer,
-    pooled_features,
     template_category_examples,
 )
 
 TH = CATEGORY_HEADS.index("threat")
-
-
-def features(model: onnx.ModelProto, card: dict, tok, texts: list[str], cache: Path | None):
-    """Pooled states per text, kept in ``cache`` by text sha256 for one model.onnx."""
-    sha = str(card.get("sha256", {}).get("model.onnx"))
-    known: dict[str, np.ndarray] = {}
-    if cache is not None and cache.exists():
-        got = np.load(cache)
-        if str(got["sha"]) == sha:
-            known = dict(zip(got["keys"].tolist(), got["x"], strict=True))
-    keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-    todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in known}.items())
-    if todo:
-        x, _ = pooled_features(
-            model, card.get("quantization"), [tok.encode(t).ids for _, t in todo]
-        )
-        known.update(zip([k for k, _ in todo], x, strict=True))
-        if cache is not None:
-            names = sorted(known)
-            np.savez(
-                cache,
-                sha=np.array(sha),
-                keys=np.array(names),
-                x=np.stack([known[k] for k in names]),
-            )
-    return np.stack([known[k] for k in keys])
 
 
 def figures(y: np.ndarray, p: np.ndarray, family: np.ndarray) -> dict:
@@ -96,12 +69,12 @@ def main() -> None:
     model = onnx.load(str(a.model_dir / "model.onnx"))
     tok = load_tokenizer(a.model_dir / "tokenizer.json", 256)
     rows = [(t, g["threat"], s) for t, g, s in category_head_examples(a.data_dir) if "threat" in g]
-    x = features(model, card, tok, [t for t, _, _ in rows], a.cache)
+    x = cached_pooled_features(model, card, tok, [t for t, _, _ in rows], a.cache)
     y = np.array([v for _, v, _ in rows])
     source = np.array([s for _, _, s in rows])
     dev = category_examples(a.data_dir, split="dev") + template_category_examples("dev")
     dev = [e for e in dev if not np.isnan(e.seq[TH])]
-    xd = features(model, card, tok, [e.text for e in dev], a.cache)
+    xd = cached_pooled_features(model, card, tok, [e.text for e in dev], a.cache)
     yd = np.array([int(e.seq[TH]) for e in dev])
     family = np.array([str(e.meta.get("id", e.source))[:6] for e in dev])
     init = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}

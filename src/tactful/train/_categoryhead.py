@@ -71,6 +71,7 @@ __all__ = [
     "REFIT_HEADS",
     "THREAT_CATEGORY_WEIGHT",
     "THREAT_NEGATIVES",
+    "cached_pooled_features",
     "category_head_examples",
     "refit_category_heads",
     "with_category_rows",
@@ -243,7 +244,7 @@ def _text_key(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _features(
+def cached_pooled_features(
     model: Any, card: dict[str, Any], tok: Any, texts: list[str], cache: Path | None
 ) -> np.ndarray:
     """The pooled features of ``texts``; with ``cache``, those of its texts (by sha256)
@@ -400,7 +401,7 @@ def refit_category_heads(
         p["data_dir"], chat_negatives=p["chat_negatives"], seed=p["seed"]
     )
     tok = load_tokenizer(src / "tokenizer.json", max_len)
-    x = _features(model, card, tok, [t for t, _, _ in examples], p["cache"])
+    x = cached_pooled_features(model, card, tok, [t for t, _, _ in examples], p["cache"])
     source = np.array([s for _, _, s in examples])
     refit = [h for h in REFIT_HEADS if h in wanted]
     rows: dict[str, tuple[np.ndarray, float]] = {}
