@@ -179,4 +179,4 @@ def test_the_jailbreak_point_keeps_toxic_language_out(data_dir):
     assert fig["before"]["threshold"] == 0.5
     assert fig["before"]["templates_dev_flagged"]["dv-ins"] == 1.0
     assert fig["before"]["templates_dev_f1"] < 0.2
-    assert fig["positives"] == 14 + 32 and fig["rows"] == 280 + 858
+    assert fig["positives"] == 14 + 32 and fig["rows"] == 280 + 1441

@@ -76,16 +76,53 @@ def test_a_new_delicate_row_changes_the_delicate_score_and_no_other():
     np.testing.assert_array_equal(_run(model, x), before)
 
 
-def test_a_quantized_sequence_head_is_refused_before_any_work(tmp_path):
-    out = tmp_path / "out"
+def test_builtins_quantized_head_is_made_one_float_gemm_of_its_dequantized_weight():
+    from onnx import numpy_helper
+
+    from tactful.moderators.builtin import BuiltinModerator
+
+    src = onnx.load(str(default_model_dir("builtin") / "model.onnx"))
+    inits = {i.name: numpy_helper.to_array(i) for i in src.graph.initializer}
+    q = inits["model.seq_head.weight_Transposed_quantized"].astype(np.float32)
+    zp = inits["model.seq_head.weight_Transposed_zero_point"].astype(np.float32)
+    scale = inits["model.seq_head.weight_Transposed_scale"].astype(np.float32)
+    model, dequantized = tt.float_seq_head(src)
+    assert dequantized
+    heads = [n for n in model.graph.node if "model.seq_head.weight" in n.input]
+    assert [(n.op_type, list(n.input)) for n in heads] == [
+        ("Gemm", ["/model/Div_output_0", "model.seq_head.weight", "model.seq_head.bias"])
+    ]
+    assert not [
+        n for n in model.graph.node if n.input and n.input[0] == "/model/Div_output_0_quantized"
+    ]
+    got = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    assert "model.seq_head.weight_Transposed_quantized" not in got
+    np.testing.assert_array_equal(got["model.seq_head.weight"], ((q - zp) * scale).T)
+    assert len(model.graph.node) == len(src.graph.node) - 5  # six nodes become one
+    # the scores move only by the pooled activation's rounding
+    texts = ["You are a worthless idiot.", "How do I bake bread?", "I will find you."]
+    shipped = BuiltinModerator()
+    ids = [shipped._tokenizer.encode(t).ids for t in texts]
+    before = tt.pooled_features(src, "dynamic", ids)[1]
+    after = tt.pooled_features(model, "dynamic", ids)[1]
+    assert np.abs(after - before).max() < 0.005
+    # a float head comes back as it was
+    tiny = _tiny_head()[0]
+    assert tt.float_seq_head(tiny) == (tiny, False)
+
+
+def test_a_head_that_is_neither_float_nor_dynamically_quantized_is_refused(tmp_path):
+    tiny = _tiny_head()[0]
+    for a in tiny.graph.node[0].attribute:
+        if a.name == "transB":
+            a.i = 0
     with pytest.raises(ConfigError) as err:
-        tt.refit_delicate_head(default_model_dir("builtin"), out, version="9.9.9")
+        tt.float_seq_head(tiny)
     assert str(err.value) == (
-        "[T010] The model's sequence head is not one float Gemm of model.seq_head.weight "
-        "(transB=1): a dynamically quantized head cannot be refit; tactful train "
-        "delicate-head needs a weight-only or float export (builtin-large)."
+        "[T010] The model's sequence head is neither one float Gemm of model.seq_head.weight "
+        "(transB=1) nor a dynamically quantized one (MatMulInteger): tactful train "
+        "delicate-head cannot refit it."
     )
-    assert not out.exists()
 
 
 def test_refit_refuses_to_write_over_its_own_model(tmp_path):

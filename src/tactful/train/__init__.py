@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ._cv import CV_PROTOCOLS, cross_validate
     from ._delicatehead import (
         delicate_head_examples,
+        float_seq_head,
         pooled_features,
         refit_delicate_head,
         with_delicate_row,
@@ -287,6 +288,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "multitask_lora",
     "offensive_dev_rows",
     "or_in_threshold",
+    "float_seq_head",
     "pooled_features",
     "predict",
     "quantize_weights_int8",
@@ -473,6 +475,7 @@ _LAZY: dict[str, str] = {
     "TrainedTextsRecord": "._trained_texts",
     "write_card_figures": "._figures",
     "or_in_threshold": "._thresholds",
+    "float_seq_head": "._delicatehead",
     "pooled_features": "._delicatehead",
     "AUDIT_ONLY": "._suite_data",
     "HELD_OUT_SOURCES": "._suite_data",

@@ -211,6 +211,15 @@ TEMPLATE_CATEGORIES: Mapping[str, Mapping[str, float | None]] = MappingProxyType
                 "technical_verbs",
                 "menace_contrast",
                 "harm_contrast",
+                # a grieving or ill person, and a plain mention of who one is, are in no
+                # category: without them the rows of builtin's frozen four-layer encoder
+                # put most grief and one identity statement in twelve into a category
+                "delicate_grief",
+                "delicate_illness",
+                "identity_self_description",
+                "identity_positive",
+                "identity_neutral",
+                "identity_question",
             )
         },
     }

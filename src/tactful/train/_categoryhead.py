@@ -374,7 +374,7 @@ def refit_category_heads(
     from ..moderators.builtin import BuiltinModerator
     from ..taxonomy import TO_LLAMA_GUARD_3
     from ._config import load_tokenizer
-    from ._delicatehead import _seq_gemm
+    from ._delicatehead import float_seq_head
     from ._spanhead import refit_origin, save_refit
     from ._thresholds import choose_category_thresholds, choose_jailbreak_threshold
 
@@ -387,7 +387,8 @@ def refit_category_heads(
             else f"The model in {src} has no harm-category heads: refit them on a model "
             "trained with them (--categories), or add them with --graft."
         )
-    _seq_gemm(model, "category-heads")  # refuse a quantized head before any work
+    # a dynamically quantized head (builtin's) is dequantized first; anything else refused
+    model, dequantized = float_seq_head(model, "category-heads")
     if p["graft"]:
         if model_heads != list(SEQ_HEADS):
             raise ConfigError(f"The model in {src} does not have the eight heads to graft onto.")
@@ -430,6 +431,7 @@ def refit_category_heads(
         "from": refit_origin(card),
         "heads": refit,
         "grafted": p["graft"],
+        "dequantized_head": dequantized,
         "sources": dict(Counter(source.tolist())),
         "positives": positives,
         "config": {
@@ -442,7 +444,7 @@ def refit_category_heads(
         },
         "command": f"tactful train category-heads {src} --out {dst} --version {p['version']}"
         + (" --graft" if p["graft"] else "")
-        + ("" if p["heads"] is None else "".join(f" --head {h}" for h in refit)),
+        + ("" if p["heads"] is None else "".join(f" --head {h}" for h in p["heads"])),
     }
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     after = BuiltinModerator(model_dir=str(dst))

@@ -17,9 +17,10 @@ file, on three groups of texts (:func:`delicate_head_examples`):
 * ``toxicchat``: ToxicChat train prompts labelled non-toxic, as weak negatives
   (chat is rarely delicate), weighted as ``template_share`` of the DeTexD rows.
 
-Only a head whose weight is a float32 ``Gemm`` can be refit so (``builtin-large``,
-weight-only int8 encoder); a dynamically quantized head (``builtin``, whose pooled
-activations are quantized per call) is refused.
+The row is refit in a float32 ``Gemm``: ``builtin-large``'s head is one (weight-only
+int8 encoder); ``builtin``'s dynamically quantized head (its pooled activations
+quantized per call) is first replaced by the float ``Gemm`` of its dequantized weight
+(:func:`float_seq_head`), so the refit model's other scores move by that rounding.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ from ..errors import ConfigError, ModelError
 from ..params import Constraints, Float, Int, Nullable, PathLike, Str, validate_params
 from ._config import TRAIN_EXTRA_MESSAGE
 
-__all__ = ["delicate_head_examples", "refit_delicate_head", "with_delicate_row"]
+__all__ = [
+    "delicate_head_examples",
+    "float_seq_head",
+    "refit_delicate_head",
+    "with_delicate_row",
+]
 
 #: The sequence head's weight (heads x hidden, ``transB=1``) and bias in every export.
 SEQ_WEIGHT = "model.seq_head.weight"
@@ -53,11 +59,104 @@ def _seq_gemm(model: Any, command: str = "delicate-head") -> Any:
     inits = {i.name for i in model.graph.initializer}
     if len(gemms) != 1 or trans.get("transB") != 1 or SEQ_BIAS not in inits:
         raise ConfigError(
-            "The model's sequence head is not one float Gemm of "
-            f"{SEQ_WEIGHT} (transB=1): a dynamically quantized head cannot be refit; "
-            f"tactful train {command} needs a weight-only or float export (builtin-large)."
+            f"The model's sequence head is neither one float Gemm of {SEQ_WEIGHT} "
+            "(transB=1) nor a dynamically quantized one (MatMulInteger): "
+            f"tactful train {command} cannot refit it."
         )
     return gemms[0]
+
+
+def float_seq_head(model: Any, command: str = "delicate-head") -> tuple[Any, bool]:
+    """The model with a float sequence head, and whether it had to be made so.
+
+    A float ``Gemm`` of :data:`SEQ_WEIGHT` comes back as it is. A dynamically quantized
+    head (``builtin``'s: ``DynamicQuantizeLinear`` of the pooled states, ``MatMulInteger``
+    with the int8 weight, the scales' ``Mul`` and the bias ``Add``) is replaced by one
+    float ``Gemm`` (``transB=1``) of the dequantized weight, ``(q - zero_point) * scale``,
+    writing the tensor the ``Add`` wrote; the encoder stays as it was. The head then
+    reads the pooled states unquantized, so its scores move by the activation's
+    rounding (at most a few thousandths); a refit measures the new model again.
+    Anything else is refused (:func:`_seq_gemm`'s error).
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+
+    if any(n.op_type == "Gemm" and SEQ_WEIGHT in n.input for n in model.graph.node):
+        _seq_gemm(model, command)
+        return model, False
+    nodes = list(model.graph.node)
+    inits = {i.name: i for i in model.graph.initializer}
+    mmi = [n for n in nodes if n.op_type == "MatMulInteger" and n.input[1].startswith(SEQ_WEIGHT)]
+    consumers: dict[str, list[Any]] = {}
+    for n in nodes:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    produced = {o: n for n in nodes for o in n.output}
+    if len(mmi) != 1:
+        _seq_gemm(model, command)  # raises: no head of either kind
+    q_name, zp_name = mmi[0].input[1], mmi[0].input[3]
+    scale_name = q_name.replace("_quantized", "_scale")
+    dql = produced.get(mmi[0].input[0])
+    # the head's nodes: from the MatMulInteger forward to the Add of the bias
+    head: list[Any] = [mmi[0]]
+    frontier = list(mmi[0].output)
+    add = None
+    while frontier and add is None:
+        for user in consumers.get(frontier.pop(0), []):
+            if user in head:
+                continue
+            head.append(user)
+            if user.op_type == "Add" and SEQ_BIAS in user.input:
+                add = user
+                break
+            frontier.extend(user.output)
+    scales = [
+        produced[i]
+        for n in head
+        if n.op_type == "Mul"
+        for i in n.input
+        if i in produced and produced[i].op_type == "Mul" and scale_name in produced[i].input
+    ]
+    if (
+        add is None
+        or dql is None
+        or dql.op_type != "DynamicQuantizeLinear"
+        or not {
+            q_name,
+            zp_name,
+            scale_name,
+        }
+        <= set(inits)
+    ):
+        _seq_gemm(model, command)  # raises
+    q = numpy_helper.to_array(inits[q_name]).astype(np.float32)
+    zp = numpy_helper.to_array(inits[zp_name]).astype(np.float32)
+    scale = numpy_helper.to_array(inits[scale_name]).astype(np.float32)
+    weight = ((q - zp) * scale).T.astype(np.float32)  # [heads, hidden]
+    drop = {id(n) for n in [*head, *scales]}
+    dql_used = {id(u) for o in dql.output for u in consumers.get(o, []) if id(u) not in drop}
+    if not dql_used:
+        drop.add(id(dql))
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.node[:]
+    gemm = helper.make_node(
+        "Gemm",
+        [dql.input[0], SEQ_WEIGHT, SEQ_BIAS],
+        list(add.output),
+        name="/seq_head/Gemm",
+        transB=1,
+    )
+    for n in nodes:
+        if id(n) == id(add):
+            m.graph.node.append(gemm)
+        elif id(n) not in drop:
+            m.graph.node.append(n)
+    kept = [i for i in m.graph.initializer if i.name not in (q_name, zp_name, scale_name)]
+    del m.graph.initializer[:]
+    m.graph.initializer.extend([*kept, numpy_helper.from_array(weight, SEQ_WEIGHT)])
+    _seq_gemm(m)
+    return m, True
 
 
 def with_seq_rows(model: Any, rows: dict[int, tuple[np.ndarray, float]]) -> Any:
@@ -297,7 +396,7 @@ def refit_delicate_head(
     src: Path = p["model_dir"]
     dst: Path = p["out"]
     card, model, max_len = open_refit(src, dst)
-    _seq_gemm(model)  # refuse a quantized head before any work
+    model, dequantized = float_seq_head(model)  # builtin's quantized head made float
     from sklearn.linear_model import LogisticRegression
 
     from ..moderators.builtin import BuiltinModerator
@@ -330,6 +429,7 @@ def refit_delicate_head(
         "from": refit_origin(card),
         "sources": dict(Counter(source.tolist())),
         "positives": dict(Counter(source[y == 1].tolist())),
+        "dequantized_head": dequantized,
         "config": {
             "c": p["c"],
             "template_share": p["template_share"],

@@ -241,7 +241,7 @@ def choose_jailbreak_threshold(
     the injections 1, every other row 0, so that an insult or an attack on a group is
     not called a jailbreak): the grid point with the best mean of the two parts' F1
     (each part weighs the same: ToxicChat dev has 14 jailbreaks, the templates 32
-    injections and 826 other rows); and the dev figures: F1 on both parts, and each
+    injections and 1,409 other rows); and the dev figures: F1 on both parts, and each
     template family's share flagged. ``before``: another moderator and its point,
     whose figures are given beside (``"before"``)."""
     from ..datasets import load_dataset
