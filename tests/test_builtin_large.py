@@ -211,3 +211,29 @@ def test_plain_harms_get_their_categories(large):
     assert {"illicit", "illicit/violent"} <= cats[3] and got[3].flagged
     assert "sexual" in cats[4]
     assert cats[5:] == [set(), set()] and not got[5].flagged and not got[6].flagged
+
+
+def test_a_category_flags_alone_at_its_flagging_point_and_names_a_flagged_texts_harm():
+    """A category's own point names the harm of a flagged text; it flags a text by itself
+    only at its ``CATEGORY_or`` point (a card without one: at its own point)."""
+    text = ["Write a speech on why immigrants should not be allowed to vote."]
+    base = tactful.load("builtin-large").analyze(text)[0]
+    hate = base.scores["hate"]
+    assert 0.02 < hate < 0.98
+    low, high = round(hate - 0.01, 4), round(hate + 0.01, 4)
+    quiet = {"toxicity": 1.0, "offensive_or": 1.0, "threat_or": 1.0, "insult_or": 1.0}
+    quiet |= {f"{c}_or": 1.0 for c in CATEGORIES}
+    # at its own point but not its flagging point: not flagged, so no category either
+    got = tactful.load("builtin-large", thresholds={**quiet, "hate": low}).analyze(text)[0]
+    assert not got.flagged and not got.flags["hate"]
+    # at its flagging point: flagged, and named
+    got = tactful.load(
+        "builtin-large", thresholds={**quiet, "hate": low, "hate_or": low}
+    ).analyze(text)[0]
+    assert got.flagged and got.flags["hate"]
+    # flagged by another head: the category names it at its own point, not above it
+    named = tactful.load("builtin-large", thresholds={**quiet, "toxicity": 0.0, "hate": low})
+    assert named.analyze(text)[0].flags["hate"]
+    unnamed = tactful.load("builtin-large", thresholds={**quiet, "toxicity": 0.0, "hate": high})
+    got = unnamed.analyze(text)[0]
+    assert got.flagged and not got.flags["hate"]

@@ -94,9 +94,20 @@ def test_the_refit_learns_categories_from_train_parts_and_toxic_language(data_di
         "toxicchat_weak",
         "toxicchat",
         "jailbreak_sets",
+        "identity_mentions",
         "threat_sources",
     }
     assert 45 <= sources["toxicchat"] <= 50  # less the sampled prompts another source holds
+    # harmless identity mentions of the training templates, in no category and no threat;
+    # none of the held-out ones a category's harmless floor is chosen on
+    # (2,000 drawn, less the 136 that are training-template rows already)
+    assert sources["identity_mentions"] == 1864 and tt.IDENTITY_MENTIONS == 2000
+    mention = {**dict.fromkeys(CATEGORIES, 0.0), "threat": 0.0}
+    assert all(t == mention for _, t, s in got if s == "identity_mentions")
+    from tactful.train._devrows import harmless_dev_texts
+
+    dev_identity = set(harmless_dev_texts(data_dir)["identity"])
+    assert dev_identity.isdisjoint(x for x, _, s in got if s == "identity_mentions")
     none = {**dict.fromkeys(CATEGORIES, 0.0), "jailbreak": 0.0, "threat": 0.0}
     assert all(t == none for _, t, s in got if s == "toxicchat")
     assert all(t and set(t) <= set(tt.REFIT_HEADS) for _, t, _ in got)
@@ -180,3 +191,51 @@ def test_the_jailbreak_point_keeps_toxic_language_out(data_dir):
     assert fig["before"]["templates_dev_flagged"]["dv-ins"] == 1.0
     assert fig["before"]["templates_dev_f1"] < 0.2
     assert fig["positives"] == 14 + 32 and fig["rows"] == 280 + 1441
+
+
+class _GroupMentions:
+    """Scores hate 0.9 on the category dev rows labelled hate, 0.625 on the held-out
+    identity mentions (harmless) that are no dev row, 0.1 on everything else."""
+
+    heads = CATEGORY_HEADS
+
+    def __init__(self, data_dir):
+        from tactful.train._categories import category_examples, template_category_examples
+        from tactful.train._devrows import harmless_dev_texts
+
+        h = CATEGORY_HEADS.index("hate")
+        rows = category_examples(data_dir, split="dev") + template_category_examples("dev")
+        self.hate = {e.text for e in rows if e.seq[h] == 1.0}
+        dev = {e.text for e in rows}
+        self.identity = set(harmless_dev_texts(data_dir)["identity"]) - dev
+
+    def predict_arrays(self, texts):
+        seq = np.full((len(texts), len(CATEGORY_HEADS)), 0.1, dtype=np.float32)
+        seq[:, CATEGORY_HEADS.index("hate")] = [
+            0.9 if t in self.hate else 0.625 if t in self.identity else 0.1 for t in texts
+        ]
+        return (seq,)
+
+
+def test_a_harmless_floor_keeps_a_category_from_flagging_the_mentions_of_a_group(data_dir):
+    from tactful.train._thresholds import choose_category_thresholds
+
+    mod = _GroupMentions(data_dir)
+    plain, _ = choose_category_thresholds(mod, data_dir, ["hate"])
+    assert plain == {"hate": 0.125}  # every point in (0.1, 0.9] is perfect on the dev rows
+    th, fig = choose_category_thresholds(mod, data_dir, ["hate"], harmless_pass=0.99)
+    # it names the harm at its own point, and flags by itself only from the lowest grid
+    # point above the identity mentions
+    assert th == {"hate": 0.125, "hate_or": 0.65}
+    entry = fig["categories"]["hate"]
+    assert entry["harmless_floor"] == entry["threshold_or"] == 0.65
+    assert entry["threshold"] == 0.125 and entry["f1"] == entry["f1_or"] == 1.0
+    assert entry["harmless_pass"] == {
+        "identity": 1.0,
+        "inclusion": 1.0,
+        "technical": 1.0,
+        "lookalike": 1.0,
+        "contrast": 1.0,
+        "counter_speech": 1.0,
+        "chat": 1.0,
+    }

@@ -34,6 +34,7 @@ from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError, UnknownNameError
 from ..normalize import normalize
 from ..params import Constraint, Constraints, Float, Int, Nullable, OneOf, Str, check_param
+from ..taxonomy import CATEGORIES
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:
@@ -100,8 +101,18 @@ _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
 #: Operating points besides the heads: the high-precision points at which the
 #: comment-toxicity head (``offensive_or``), the threat head (``threat_or``) and the
 #: insult head (``insult_or``) also flag a text, and the token head's (``span``). A
-#: card without one never ORs that head in.
-_EXTRA_THRESHOLDS = ("offensive_or", "threat_or", "insult_or", "span")
+#: card without one never ORs that head in. A harm category may have two points: its own
+#: (``hate``), at which it names the harm of a flagged text, and ``hate_or``, at which it
+#: flags a text by itself (chosen above the harmless dev sets, so that a category alone
+#: does not flag a mention of a group or counter-speech); a card without ``CATEGORY_or``
+#: flags at the category's own point.
+_EXTRA_THRESHOLDS = (
+    "offensive_or",
+    "threat_or",
+    "insult_or",
+    "span",
+    *(f"{c}_or" for c in CATEGORIES),
+)
 
 
 #: What :meth:`BuiltinModerator.predict_arrays` returns, per text: sequence
@@ -504,10 +515,13 @@ class BuiltinModerator(Configured):
                 or probs["offensive"] >= th.get("offensive_or", 1.01)
                 or probs["threat"] >= th.get("threat_or", 1.01)
                 or probs["insult"] >= th.get("insult_or", 1.01)
-                # a model with harm-category heads flags a text any of them flags
-                or any(flags[c] for c in categories)
+                # a model with harm-category heads flags a text any of them flags at
+                # its flagging point ("CATEGORY_or", else its own)
+                or any(probs[c] >= th.get(f"{c}_or", th.get(c, 0.5)) for c in categories)
             )
             flagged = flags["toxicity"]
+            for c in categories:  # a category names the harm of a flagged text
+                flags[c] = flags[c] and flagged
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i])
             scores = {h: probs[h] for h in heads if h not in _FIELD_HEADS}
             out.append(

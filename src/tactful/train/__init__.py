@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ._bank_sources import BANK_SOURCES, source_texts
     from ._categories import category_examples, template_category_examples
     from ._categoryhead import (
+        IDENTITY_MENTIONS,
         REFIT_HEADS,
         THREAT_CATEGORY_WEIGHT,
         THREAT_NEGATIVES,
@@ -200,6 +201,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "HARD_ONLY_SOURCES",
     "HEAD_BIAS",
     "HELD_OUT_SOURCES",
+    "IDENTITY_MENTIONS",
     "LegConfig",
     "LegResult",
     "LoRALinear",
@@ -267,6 +269,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "encoder_dir",
     "exclusion_template_records",
     "export_onnx",
+    "float_seq_head",
     "harm_template_records",
     "harmless_dev_texts",
     "harmless_floor",
@@ -288,7 +291,6 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "multitask_lora",
     "offensive_dev_rows",
     "or_in_threshold",
-    "float_seq_head",
     "pooled_features",
     "predict",
     "quantize_weights_int8",
@@ -409,6 +411,7 @@ _LAZY: dict[str, str] = {
     "category_examples": "._categories",
     "template_category_examples": "._categories",
     "REFIT_HEADS": "._categoryhead",
+    "IDENTITY_MENTIONS": "._categoryhead",
     "THREAT_CATEGORY_WEIGHT": "._categoryhead",
     "THREAT_NEGATIVES": "._categoryhead",
     "refit_category_heads": "._categoryhead",

@@ -67,6 +67,7 @@ from ..taxonomy import CATEGORIES
 from ._delicatehead import open_refit
 
 __all__ = [
+    "IDENTITY_MENTIONS",
     "JAILBREAK_SETS",
     "REFIT_HEADS",
     "THREAT_CATEGORY_WEIGHT",
@@ -89,6 +90,11 @@ REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak", "threat")
 #: ToxicSpans rater-level posts without a majority Threat span drawn (seeded) for the
 #: threat fit, beside all its threats.
 THREAT_NEGATIVES = 3000
+#: Harmless identity mentions (the training templates' HolisticBias and audit-group
+#: rows, :func:`~tactful.train._suite_data.identity_negatives`) drawn (seeded) as rows in
+#: no category and no threat: without them ``builtin``'s grafted hate row flagged one
+#: harmless Jigsaw bias template in eight (docs/research/model-3.md).
+IDENTITY_MENTIONS = 2000
 #: The weight of the category rows that are no threat in the threat fit (a person in
 #: crisis, a sexual request), chosen on the dev rows with ``research/threat_row.py``
 #: (docs/research/model-3.md, "The threat row").
@@ -176,6 +182,23 @@ def category_head_examples(
             for r in load_dataset(name, "all", data_dir=data_dir)
             if (label := r.labels["jailbreak"]) is not None
         ]
+    from ..datasets import load_holistic_descriptors
+    from ._suite_data import holistic_person_nouns, identity_negatives
+
+    mentions = sorted(
+        {
+            r.text
+            for r in identity_negatives(
+                load_holistic_descriptors(data_dir),
+                nouns=holistic_person_nouns(data_dir),
+                split="train",
+            )
+        }
+    )
+    out += [
+        (t, {**none, "threat": 0.0}, "identity_mentions")
+        for t in random.Random(seed).sample(mentions, min(IDENTITY_MENTIONS, len(mentions)))
+    ]
     rng = random.Random(seed)
     threat = [
         e
@@ -289,6 +312,7 @@ _REFIT_CONSTRAINTS: Constraints = {
     "chat_weight": Float(0, None, closed="neither"),
     "seed": Int(0),
     "cache": Nullable(PathLike()),
+    "harmless_pass": Nullable(Float(0, 1, closed="right")),
 }
 
 
@@ -305,6 +329,7 @@ def refit_category_heads(
     chat_weight: float = 5.0,
     seed: int = 0,
     cache: str | Path | None = None,
+    harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Refit the harm-category rows (and the jailbreak row) of the sequence head of the
     model in ``model_dir``; write the model to ``out`` with each refit head's point
@@ -340,6 +365,10 @@ def refit_category_heads(
     cache : path, optional
         A file to keep the pooled features in (reused while the model and the texts
         are the same).
+    harmless_pass : float, optional
+        Each category's point is chosen at or above the lowest point at which it flags
+        at most ``1 - harmless_pass`` of every harmless dev set
+        (:func:`~tactful.train._thresholds.choose_category_thresholds`).
 
     Returns
     -------
@@ -364,6 +393,7 @@ def refit_category_heads(
         chat_weight=chat_weight,
         seed=seed,
         cache=cache,
+        harmless_pass=harmless_pass,
     )
     src: Path = p["model_dir"]
     dst: Path = p["out"]
@@ -439,18 +469,22 @@ def refit_category_heads(
             "chat_negatives": p["chat_negatives"],
             "chat_weight": p["chat_weight"],
             "seed": p["seed"],
+            "harmless_pass": p["harmless_pass"],
             "template_rows": TEMPLATE_ROWS,
             "max_len": max_len,
         },
         "command": f"tactful train category-heads {src} --out {dst} --version {p['version']}"
         + (" --graft" if p["graft"] else "")
-        + ("" if p["heads"] is None else "".join(f" --head {h}" for h in p["heads"])),
+        + ("" if p["heads"] is None else "".join(f" --head {h}" for h in p["heads"]))
+        + ("" if p["harmless_pass"] is None else f" --harmless-pass {p['harmless_pass']}"),
     }
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     after = BuiltinModerator(model_dir=str(dst))
     cats = [h for h in refit if h in CATEGORIES]
     if cats:
-        th, fig = choose_category_thresholds(after, p["data_dir"], cats)
+        th, fig = choose_category_thresholds(
+            after, p["data_dir"], cats, harmless_pass=p["harmless_pass"]
+        )
         new["thresholds"].update(th)
         dev = new.setdefault("dev", {})
         dev["category_dev_rows"] = fig["category_dev_rows"]

@@ -595,6 +595,17 @@ def category_heads_command(
             "--cache", help="File to keep the pooled features in, reused while they hold."
         ),
     ] = None,
+    harmless_pass: Annotated[
+        float | None,
+        typer.Option(
+            "--harmless-pass",
+            help="Choose each category's point only among points at which it flags at most "
+            "1 - this share of every harmless dev set (held-out identity, inclusion, "
+            "technical, lookalike and contrast templates, counter-narratives, harmless "
+            "ToxicChat dev prompts), e.g. 0.99.",
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Refit only the harm-category rows of the sequence head on the frozen encoder (harm
@@ -614,6 +625,7 @@ def category_heads_command(
         chat_negatives=chat_negatives,
         chat_weight=chat_weight,
         cache=cache,
+        harmless_pass=harmless_pass,
     )
     _print_json(
         {

@@ -22,6 +22,7 @@ __all__ = [
     "DEV_RESAMPLES",
     "THRESHOLD_GRID",
     "best_f1_threshold",
+    "category_harmless_sets",
     "choose_category_thresholds",
     "choose_delicate_threshold",
     "choose_span_threshold",
@@ -190,8 +191,35 @@ def _harmless_chat_rows(data_dir: str | Path | None) -> list[Any]:
     ]
 
 
+def category_harmless_sets(
+    data_dir: str | Path | None, dev_rows: Sequence[Any]
+) -> dict[str, list[str]]:
+    """The harmless dev sets a category's floor is chosen on (``harmless_pass``): the
+    toxicity point's (:func:`~tactful.train._devrows.harmless_dev_texts`: identity
+    mentions, inclusion, technical verbs, injection lookalikes, contrasts), the
+    counter-narratives of the category dev rows (CONAN and DIALOCONAN dev, in no
+    category), and ToxicChat dev's harmless prompts."""
+    from .._heads import CATEGORY_HEADS
+    from ..taxonomy import CATEGORIES
+    from ._devrows import harmless_dev_texts
+
+    idx = [CATEGORY_HEADS.index(c) for c in CATEGORIES]
+    sets = harmless_dev_texts(data_dir)
+    sets["counter_speech"] = [
+        e.text
+        for e in dev_rows
+        if e.source in ("conan", "dialoconan") and all(e.seq[i] == 0.0 for i in idx)
+    ]
+    sets["chat"] = [e.text for e in _harmless_chat_rows(data_dir)]
+    return sets
+
+
 def choose_category_thresholds(
-    mod: Any, data_dir: str | Path | None, categories: Sequence[str]
+    mod: Any,
+    data_dir: str | Path | None,
+    categories: Sequence[str],
+    *,
+    harmless_pass: float | None = None,
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Each harm category's operating point on the category sources' ``dev`` parts
     (:func:`~tactful.train._categories.category_examples` with ``split="dev"``: the harm
@@ -202,6 +230,15 @@ def choose_category_thresholds(
     :data:`DEV_RESAMPLES` bootstrap resamples of the rows that label the category, and
     the dev figures: per category its rows, positives, AUC and F1 at the point. A
     category with fewer than :data:`CATEGORY_MIN_ROWS` rows in or out of it keeps 0.5.
+
+    ``harmless_pass`` adds each category's flagging point, ``CATEGORY_or``: the best-F1
+    point at or above a floor (:func:`harmless_floor`), the lowest grid point at which the
+    category flags at most ``1 - harmless_pass`` of each harmless dev set
+    (:func:`category_harmless_sets`), or the grid's top where no point lets every set
+    pass. A category flags a text by itself at ``CATEGORY_or``, so that it does not flag
+    a mention of a group, counter-speech or a technical question, and names the harm of
+    a flagged text at its own point. The figures then give each category's
+    ``harmless_floor``, ``threshold_or``, ``f1_or`` and its sets' pass rates at it.
     """
     from .._heads import CATEGORY_HEADS
     from ..metrics import roc_auc
@@ -213,6 +250,15 @@ def choose_category_thresholds(
     heads = list(mod.heads)
     th: dict[str, float] = {}
     fig: dict[str, Any] = {}
+    harmless: dict[str, np.ndarray] = {}
+    if harmless_pass is not None:
+        sets = category_harmless_sets(data_dir, rows)
+        flat = [t for texts in sets.values() for t in texts]
+        scores = mod.predict_arrays(flat)[0]
+        at = np.cumsum([0, *(len(t) for t in sets.values())])
+        harmless = {
+            name: scores[at[i] : at[i + 1]] for i, name in enumerate(sets) if at[i + 1] > at[i]
+        }
     for c in categories:
         y_all = np.array([e.seq[CATEGORY_HEADS.index(c)] for e in rows], dtype=float)
         known = ~np.isnan(y_all)
@@ -220,12 +266,31 @@ def choose_category_thresholds(
         p = seq[known, heads.index(c)]
         pos = int(y.sum())
         entry: dict[str, Any] = {"rows": int(known.sum()), "positives": pos}
+        floor = None
+        if harmless:
+            col = {name: v[:, heads.index(c)] for name, v in harmless.items()}
+            try:
+                floor = harmless_floor(col, harmless_pass or 0.0)
+            except ConfigError:
+                floor = float(THRESHOLD_GRID[-1])
         if pos >= CATEGORY_MIN_ROWS and len(y) - pos >= CATEGORY_MIN_ROWS:
             th[c], f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
             entry |= {"auc": round(float(roc_auc(y, p) or 0.0), 4), "f1": round(f1, 4)}
+            if floor is not None:
+                th[f"{c}_or"], f1_or = best_f1_threshold(
+                    y, p, resamples=DEV_RESAMPLES, lowest=floor
+                )
+                entry["f1_or"] = round(f1_or, 4)
         else:
             th[c] = 0.5
+            if floor is not None:
+                th[f"{c}_or"] = max(0.5, floor)
         entry["threshold"] = th[c]
+        if floor is not None:
+            entry |= {"harmless_floor": floor, "threshold_or": th[f"{c}_or"]}
+            entry["harmless_pass"] = {
+                name: round(float((v < th[f"{c}_or"]).mean()), 4) for name, v in col.items()
+            }
         fig[c] = entry
     return th, {"category_dev_rows": len(rows), "categories": fig}
 
