@@ -227,9 +227,9 @@ def test_a_category_flags_alone_at_its_flagging_point_and_names_a_flagged_texts_
     got = tactful.load("builtin-large", thresholds={**quiet, "hate": low}).analyze(text)[0]
     assert not got.flagged and not got.flags["hate"]
     # at its flagging point: flagged, and named
-    got = tactful.load(
-        "builtin-large", thresholds={**quiet, "hate": low, "hate_or": low}
-    ).analyze(text)[0]
+    got = tactful.load("builtin-large", thresholds={**quiet, "hate": low, "hate_or": low}).analyze(
+        text
+    )[0]
     assert got.flagged and got.flags["hate"]
     # flagged by another head: the category names it at its own point, not above it
     named = tactful.load("builtin-large", thresholds={**quiet, "toxicity": 0.0, "hate": low})
