@@ -53,16 +53,20 @@ SEQ_BIAS = "model.seq_head.bias"
 IDENTITY_NEGATIVES = 400
 
 
+def _head_error(command: str) -> ConfigError:
+    return ConfigError(
+        f"The model's sequence head is neither one float Gemm of {SEQ_WEIGHT} "
+        "(transB=1) nor a dynamically quantized one (MatMulInteger): "
+        f"tactful train {command} cannot refit it."
+    )
+
+
 def _seq_gemm(model: Any, command: str = "delicate-head") -> Any:
     gemms = [n for n in model.graph.node if n.op_type == "Gemm" and SEQ_WEIGHT in n.input]
     trans = {a.name: a.i for a in gemms[0].attribute} if len(gemms) == 1 else {}
     inits = {i.name for i in model.graph.initializer}
     if len(gemms) != 1 or trans.get("transB") != 1 or SEQ_BIAS not in inits:
-        raise ConfigError(
-            f"The model's sequence head is neither one float Gemm of {SEQ_WEIGHT} "
-            "(transB=1) nor a dynamically quantized one (MatMulInteger): "
-            f"tactful train {command} cannot refit it."
-        )
+        raise _head_error(command)
     return gemms[0]
 
 
@@ -93,7 +97,7 @@ def float_seq_head(model: Any, command: str = "delicate-head") -> tuple[Any, boo
             consumers.setdefault(i, []).append(n)
     produced = {o: n for n in nodes for o in n.output}
     if len(mmi) != 1:
-        _seq_gemm(model, command)  # raises: no head of either kind
+        raise _head_error(command)
     q_name, zp_name = mmi[0].input[1], mmi[0].input[3]
     scale_name = q_name.replace("_quantized", "_scale")
     dql = produced.get(mmi[0].input[0])
@@ -128,7 +132,7 @@ def float_seq_head(model: Any, command: str = "delicate-head") -> tuple[Any, boo
         }
         <= set(inits)
     ):
-        _seq_gemm(model, command)  # raises
+        raise _head_error(command)
     q = numpy_helper.to_array(inits[q_name]).astype(np.float32)
     zp = numpy_helper.to_array(inits[zp_name]).astype(np.float32)
     scale = numpy_helper.to_array(inits[scale_name]).astype(np.float32)
