@@ -71,6 +71,7 @@ __all__ = [
     "IDENTITY_MENTIONS",
     "JAILBREAK_SETS",
     "REFIT_HEADS",
+    "RESPONSE_C",
     "THREAT_CATEGORY_WEIGHT",
     "THREAT_NEGATIVES",
     "cached_pooled_features",
@@ -98,6 +99,10 @@ THREAT_NEGATIVES = 3000
 #: no category and no threat: without them ``builtin``'s grafted hate row flagged one
 #: harmless Jigsaw bias template in eight (docs/research/model-3.md).
 IDENTITY_MENTIONS = 2000
+#: The response row's inverse L2 strength, chosen on Do-Not-Answer's dev answers with
+#: ``builtin-large`` 2.2.2's pooled states (dev AUC 0.953, 0.962, 0.972 at C 0.1, 1, 10;
+#: docs/research/model-3.md): the answers are long and their harm is in a few words.
+RESPONSE_C = 10.0
 #: The weight of the category rows that are no threat in the threat fit (a person in
 #: crisis, a sexual request), chosen on the dev rows with ``research/threat_row.py``
 #: (docs/research/model-3.md, "The threat row").
@@ -472,9 +477,9 @@ def refit_category_heads(
             w[(source[idx] == "category_examples") & (y < 0.5)] = THREAT_CATEGORY_WEIGHT
         weights = np.concatenate([y * w, (1.0 - y) * w])
         keep = weights > 0
-        fit = LogisticRegression(C=p["c"], max_iter=5000).fit(
-            feats[keep], labels[keep], sample_weight=weights[keep]
-        )
+        fit = LogisticRegression(
+            C=RESPONSE_C if head == RESPONSE_HEAD else p["c"], max_iter=5000
+        ).fit(feats[keep], labels[keep], sample_weight=weights[keep])
         rows[head] = (fit.coef_[0], float(fit.intercept_[0]))
         positives[head] = dict(sorted(Counter(source[idx][y >= 0.5].tolist()).items()))
 
