@@ -67,24 +67,3 @@ def test_an_evaluation_of_another_model_is_refused(card, tmp_path):
     with pytest.raises(ConfigError, match="not a builtin evaluation of toxicchat"):
         _figures.write_card_figures("builtin", evals=[path])
     assert json.loads(card.read_text())["figures"] == []
-
-
-def test_an_evaluation_of_assistant_answers_names_its_role(card, tmp_path):
-    path = _eval(
-        tmp_path,
-        "dna_responses",
-        n=935,
-        precision=0.5,
-        recall=0.25,
-        f1=0.33333,
-        roc_auc=0.9,
-        moderator_config={"role": "assistant", "threads": None},
-    )
-    got = _figures.write_card_figures("builtin", evals=[path])
-    cmd = "tactful eval dna_responses --split test --moderator builtin -O role=assistant --json"
-    assert [(f["name"], f["value"], f["command"]) for f in got] == [
-        ("dna_responses test precision (n=935, role=assistant)", 0.5, cmd),
-        ("dna_responses test recall (n=935, role=assistant)", 0.25, cmd),
-        ("dna_responses test f1 (n=935, role=assistant)", 0.3333, cmd),
-        ("dna_responses test roc_auc (n=935, role=assistant)", 0.9, cmd),
-    ]

@@ -9,11 +9,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import tactful
 import tactful.train as tt
 from tactful._heads import CATEGORY_HEADS
-from tactful.errors import ConfigError, ModelError
-from tactful.moderators.builtin import default_model_dir, load_card
+from tactful.errors import ConfigError
+from tactful.moderators.builtin import default_model_dir
 from tactful.taxonomy import CATEGORIES
 
 onnx = pytest.importorskip("onnx")
@@ -240,26 +239,3 @@ def test_a_harmless_floor_keeps_a_category_from_flagging_the_mentions_of_a_group
         "counter_speech": 1.0,
         "chat": 1.0,
     }
-
-
-def test_a_models_heads_may_end_with_the_response_head():
-    from tactful._heads import RESPONSE_HEAD, check_heads
-
-    assert check_heads([*CATEGORY_HEADS, RESPONSE_HEAD])[-1] == "response"
-    assert check_heads([*CATEGORY_HEADS[:8], RESPONSE_HEAD])[-1] == "response"
-    with pytest.raises(ValueError, match=r"each once, then optionally response\.$"):
-        check_heads([*CATEGORY_HEADS[:8], RESPONSE_HEAD, "hate"])
-
-
-def test_the_assistant_role_needs_a_model_with_the_response_head():
-    mod = tactful.load("builtin", role="assistant")
-    assert mod.config()["role"] == "assistant"
-    card = load_card(name="builtin")
-    with pytest.raises(ModelError) as err:
-        mod.analyze(["Sure, here it is."])
-    assert str(err.value) == (
-        f"[T030] The model in {default_model_dir('builtin')} (version {card['version']}) has "
-        "no response head: role='assistant' needs one (builtin-large 3.2.0 or later)."
-    )
-    with pytest.raises(ConfigError, match=r"role"):
-        tactful.load("builtin", role="system")

@@ -26,16 +26,10 @@ SPAN_TYPES: tuple[str, ...] = ("insult", "threat", "identity_attack", "profanity
 #: A model with a head per harm category: the eight heads, then OpenAI's 13 categories.
 CATEGORY_HEADS: tuple[str, ...] = (*SEQ_HEADS, *CATEGORIES)
 
-#: The head that scores an AI assistant's answer as harmful (Do-Not-Answer's label: the
-#: answer helps with the harm, a refusal that names it does not); a model may have it
-#: last, after its categories, and then judges a text given as ``role="assistant"`` by it.
-RESPONSE_HEAD = "response"
-
 
 def check_heads(heads: Sequence[str]) -> tuple[str, ...]:
     """``heads`` as a tuple if it is a model's sequence heads: :data:`SEQ_HEADS`, then
-    harm categories (:data:`tactful.taxonomy.CATEGORIES`), each once, then optionally
-    :data:`RESPONSE_HEAD`.
+    harm categories (:data:`tactful.taxonomy.CATEGORIES`), each once.
 
     Raises
     ------
@@ -44,8 +38,6 @@ def check_heads(heads: Sequence[str]) -> tuple[str, ...]:
     """
     heads = tuple(heads)
     extra = heads[len(SEQ_HEADS) :]
-    if extra and extra[-1] == RESPONSE_HEAD:
-        extra = extra[:-1]
     if (
         heads[: len(SEQ_HEADS)] != SEQ_HEADS
         or not set(extra) <= set(CATEGORIES)
@@ -53,7 +45,6 @@ def check_heads(heads: Sequence[str]) -> tuple[str, ...]:
     ):
         raise ValueError(
             f"heads {', '.join(heads)}: a model's heads are {', '.join(SEQ_HEADS)}, "
-            f"then harm categories ({', '.join(CATEGORIES)}), each once, "
-            f"then optionally {RESPONSE_HEAD}."
+            f"then harm categories ({', '.join(CATEGORIES)}), each once."
         )
     return heads

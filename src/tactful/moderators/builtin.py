@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._hashing import sha256_file
-from .._heads import CATEGORY_HEADS, RESPONSE_HEAD, SEQ_HEADS, SPAN_TYPES, check_heads
+from .._heads import CATEGORY_HEADS, SEQ_HEADS, SPAN_TYPES, check_heads
 from .._models import model_dir as _installed_model_dir
 from .._types import Analysis, Span
 from ..align import Normalized, align_tokens, replace_surrogates, trim_span
@@ -140,7 +140,7 @@ class _Thresholds(Constraint):
 
     def describe(self) -> str:
         return "a mapping of head name to a float in [0, 1], heads: " + ", ".join(
-            (*CATEGORY_HEADS, RESPONSE_HEAD, *_EXTRA_THRESHOLDS)
+            (*CATEGORY_HEADS, *_EXTRA_THRESHOLDS)
         )
 
     def convert(self, value: Any) -> dict[str, float] | None:
@@ -149,7 +149,7 @@ class _Thresholds(Constraint):
         heads = Float(0.0, 1.0)
         out = {}
         for head, t in value.items():
-            if head not in (*CATEGORY_HEADS, RESPONSE_HEAD) and head not in _EXTRA_THRESHOLDS:
+            if head not in CATEGORY_HEADS and head not in _EXTRA_THRESHOLDS:
                 raise ValueError
             out[head] = heads.convert(t)
         return out or None
@@ -201,11 +201,6 @@ class BuiltinModerator(Configured):
         onnxruntime intra-op threads with ``"sorted"``; all usable cores when None.
     thresholds : mapping or None, default=None
         Per-head operating points overriding the card's (e.g. ``{"toxicity": 0.4}``).
-    role : {"user", "assistant"}, default="user"
-        Whose text it is. ``"user"``: a prompt, post or comment. ``"assistant"``: an AI
-        assistant's answer, flagged when the model's ``response`` head says the answer
-        helps with a harm (a refusal that names the harm is not flagged); needs a model
-        with that head (``builtin-large`` 3.2.0 and later).
     """
 
     name = "builtin"
@@ -218,7 +213,6 @@ class BuiltinModerator(Configured):
         "stride": Int(0),
         "threads": Nullable(Int(1)),
         "thresholds": Nullable(_Thresholds()),
-        "role": OneOf(["user", "assistant"]),
     }
 
     model_dir: str | None
@@ -228,7 +222,6 @@ class BuiltinModerator(Configured):
     stride: int
     threads: int | None
     thresholds: dict[str, float] | None
-    role: str
 
     def __init__(
         self,
@@ -240,7 +233,6 @@ class BuiltinModerator(Configured):
         stride: int = 64,
         threads: int | None = None,
         thresholds: dict[str, float] | None = None,
-        role: str = "user",
     ) -> None:
         self._set_params(
             model_dir=model_dir,
@@ -250,7 +242,6 @@ class BuiltinModerator(Configured):
             stride=stride,
             threads=threads,
             thresholds=thresholds,
-            role=role,
         )
         # The one rule that depends on another parameter: windows must advance.
         check_param(type(self).__name__, "stride", stride, Int(0, self.max_tokens - 3))
@@ -283,11 +274,6 @@ class BuiltinModerator(Configured):
             heads = check_heads(self.card.get("heads") or SEQ_HEADS)
         except ValueError as err:
             raise ModelError(f"The card in {self._dir} lists {err}") from None
-        if self.role == "assistant" and RESPONSE_HEAD not in heads:
-            raise ModelError(
-                f"The model in {self._dir} (version {self.card.get('version')}) has no "
-                f"{RESPONSE_HEAD} head: role='assistant' needs one (builtin-large 3.2.0 or later)."
-            )
         return heads
 
     @cached_property
@@ -515,7 +501,7 @@ class BuiltinModerator(Configured):
         seq, tox, typ, norms, offsets = self.predict_arrays(texts)
         th = self._thresholds
         heads = self.heads
-        categories = [h for h in heads if h in CATEGORIES]
+        categories = heads[len(SEQ_HEADS) :]
         out = []
         for i, text in enumerate(texts):
             probs = {h: float(np.clip(seq[i, k], 0.0, 1.0)) for k, h in enumerate(heads)}
@@ -534,9 +520,6 @@ class BuiltinModerator(Configured):
                 or any(probs[c] >= th.get(f"{c}_or", th.get(c, 0.5)) for c in categories)
             )
             flagged = flags["toxicity"]
-            if self.role == "assistant":
-                # an assistant's answer: harmful when it helps with the harm
-                flagged = flags[RESPONSE_HEAD]
             for c in categories:  # a category names the harm of a flagged text
                 flags[c] = flags[c] and flagged
             spans = self._spans(text, norms[i], offsets[i], tox[i], typ[i], seq[i])

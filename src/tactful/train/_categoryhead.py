@@ -51,7 +51,6 @@ from typing import Any
 
 import numpy as np
 
-from .._heads import RESPONSE_HEAD
 from ..errors import ConfigError
 from ..params import (
     Bool,
@@ -71,7 +70,6 @@ __all__ = [
     "IDENTITY_MENTIONS",
     "JAILBREAK_SETS",
     "REFIT_HEADS",
-    "RESPONSE_C",
     "THREAT_CATEGORY_WEIGHT",
     "THREAT_NEGATIVES",
     "cached_pooled_features",
@@ -86,11 +84,9 @@ __all__ = [
 TEMPLATE_ROWS = 30
 #: The data sets of jailbreak prompts (all rows; the training stages draw them too).
 JAILBREAK_SETS = ("jailbreak_inthewild", "gptfuzzer", "deepset_injections")
-#: The heads a refit can learn again: the 13 categories, jailbreak (which a model
-#: trained on the harm sets can learn to fire on any toxic request), threat, and the
-#: response head (added as a new last row where the model lacks it), which judges an AI
-#: assistant's answer (``role="assistant"``).
-REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak", "threat", RESPONSE_HEAD)
+#: The heads a refit can learn again: the 13 categories, and jailbreak (which a model
+#: trained on the harm sets can learn to fire on any toxic request).
+REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak", "threat")
 #: ToxicSpans rater-level posts without a majority Threat span drawn (seeded) for the
 #: threat fit, beside all its threats.
 THREAT_NEGATIVES = 3000
@@ -99,10 +95,6 @@ THREAT_NEGATIVES = 3000
 #: no category and no threat: without them ``builtin``'s grafted hate row flagged one
 #: harmless Jigsaw bias template in eight (docs/research/model-3.md).
 IDENTITY_MENTIONS = 2000
-#: The response row's inverse L2 strength, chosen on Do-Not-Answer's dev answers with
-#: ``builtin-large`` 2.2.2's pooled states (dev AUC 0.953, 0.962, 0.972 at C 0.1, 1, 10;
-#: docs/research/model-3.md): the answers are long and their harm is in a few words.
-RESPONSE_C = 10.0
 #: The weight of the category rows that are no threat in the threat fit (a person in
 #: crisis, a sexual request), chosen on the dev rows with ``research/threat_row.py``
 #: (docs/research/model-3.md, "The threat row").
@@ -229,20 +221,6 @@ def category_head_examples(
         if e[1] and e[0] not in held and e[0] not in seen:
             seen.add(e[0])
             kept.append(e)
-    # the response head reads the chat models' answers of Do-Not-Answer's train part
-    # (harmful: the answer helps with the harm), whichever source holds them already
-    answers = {
-        r.text: float(r.label)
-        for r in load_dataset("dna_responses", "train", data_dir=data_dir)
-        if r.label is not None and r.text not in held
-    }
-    kept = [(t, {**y, RESPONSE_HEAD: answers[t]} if t in answers else y, s) for t, y, s in kept]
-    have = {t for t, _, _ in kept}
-    kept += [
-        (t, {RESPONSE_HEAD: v}, "dna_responses")
-        for t, v in sorted(answers.items())
-        if t not in have
-    ]
     return kept
 
 
@@ -450,11 +428,6 @@ def refit_category_heads(
     # a graft fits the 13 new rows always, and any other head asked for
     wanted = set(p["heads"] or (() if p["graft"] else REFIT_HEADS))
     wanted |= set(CATEGORIES) if p["graft"] else set()
-    if RESPONSE_HEAD in wanted and RESPONSE_HEAD not in model_heads:
-        # the response row is added last, like the categories: every other score stays
-        model = with_grafted_rows(model, len(model_heads) + 1)
-        model_heads = [*model_heads, RESPONSE_HEAD]
-        card = {**card, "heads": model_heads}
     examples = category_head_examples(
         p["data_dir"], chat_negatives=p["chat_negatives"], seed=p["seed"]
     )
@@ -477,9 +450,9 @@ def refit_category_heads(
             w[(source[idx] == "category_examples") & (y < 0.5)] = THREAT_CATEGORY_WEIGHT
         weights = np.concatenate([y * w, (1.0 - y) * w])
         keep = weights > 0
-        fit = LogisticRegression(
-            C=RESPONSE_C if head == RESPONSE_HEAD else p["c"], max_iter=5000
-        ).fit(feats[keep], labels[keep], sample_weight=weights[keep])
+        fit = LogisticRegression(C=p["c"], max_iter=5000).fit(
+            feats[keep], labels[keep], sample_weight=weights[keep]
+        )
         rows[head] = (fit.coef_[0], float(fit.intercept_[0]))
         positives[head] = dict(sorted(Counter(source[idx][y >= 0.5].tolist()).items()))
 
@@ -528,11 +501,6 @@ def refit_category_heads(
         )
         new["thresholds"]["jailbreak"] = point
         new["category_heads"]["jailbreak_dev"] = jfig
-    if RESPONSE_HEAD in refit:
-        from ._thresholds import choose_response_threshold
-
-        new["thresholds"][RESPONSE_HEAD], rfig = choose_response_threshold(after, p["data_dir"])
-        new["category_heads"]["response_dev"] = rfig
     if "threat" in refit:
         from ._devrows import offensive_dev_rows
         from ._provenance import card_stages

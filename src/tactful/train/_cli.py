@@ -577,9 +577,8 @@ def category_heads_command(
         list[str] | None,
         typer.Option(
             "--head",
-            help="A head to refit (repeatable): a category, jailbreak, threat or response "
-            "(added if the model lacks it). Default: all of them (with --graft, the 13 "
-            "categories and these).",
+            help="A head to refit (repeatable): a category, jailbreak or threat. Default: "
+            "all of them (with --graft, the 13 categories and these).",
         ),
     ] = None,
     graft: Annotated[

@@ -104,15 +104,10 @@ def write_card_figures(
             raise ConfigError(f"{path}: not a {model} evaluation of {', '.join(keys)}")
         # `--unseen`: only the rows the model was not trained on were scored
         unseen = res.get("n_dropped_in_sample") is not None
-        # `-O role=assistant`: the texts judged as an AI assistant's answers
-        role = str((res.get("moderator_config") or {}).get("role", "user"))
-        cmd = (
-            f"tactful eval {res['dataset']} --split {res['split']} --moderator {model}"
-            + ("" if role == "user" else f" -O role={role}")
-            + (" --unseen --json" if unseen else " --json")
+        cmd = f"tactful eval {res['dataset']} --split {res['split']} --moderator {model}" + (
+            " --unseen --json" if unseen else " --json"
         )
         where = f"n={res['n']}" + (", the rows it was not trained on" if unseen else "")
-        where += "" if role == "user" else f", role={role}"
         if res["dataset"] == "detexd" and unseen and "delicate_point" in card:
             # `tactful train delicate-point` chose the point on these very rows
             where += (

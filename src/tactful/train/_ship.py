@@ -276,7 +276,7 @@ def _category_card(
     """Each harm category's card entry: its Llama Guard 3 codes, the train examples it
     learned from by source (:func:`~tactful.train._categories.category_data`, with the
     run's caps) and its dev figures (:func:`choose_category_thresholds`)."""
-    from ..taxonomy import CATEGORIES, TO_LLAMA_GUARD_3
+    from ..taxonomy import TO_LLAMA_GUARD_3
     from ._categories import CATEGORY_CAPS, category_data
 
     info = json.loads((run / "train.json").read_text())
@@ -291,8 +291,7 @@ def _category_card(
             "train_examples": data[c],
             "dev": on_dev.get(c),
         }
-        for c in heads
-        if c in CATEGORIES
+        for c in heads[len(SEQ_HEADS) :]
     }
 
 

@@ -25,7 +25,6 @@ __all__ = [
     "category_harmless_sets",
     "choose_category_thresholds",
     "choose_delicate_threshold",
-    "choose_response_threshold",
     "choose_span_threshold",
     "choose_thresholds",
     "crossfit_threshold_f1",
@@ -296,44 +295,6 @@ def choose_category_thresholds(
     return th, {"category_dev_rows": len(rows), "categories": fig}
 
 
-def choose_response_threshold(
-    mod: Any, data_dir: str | Path | None
-) -> tuple[float, dict[str, Any]]:
-    """The ``response`` point on Do-Not-Answer's dev answers (the chat models' answers to
-    the dev questions, labelled harmful or not): the best mean F1 over
-    :data:`DEV_RESAMPLES` bootstrap resamples; and the dev figures: AUC and F1 of the
-    response head at its point beside the same model's ``role="user"`` verdict (its
-    flag) and toxicity score on the same answers, which is what ``role="assistant"``
-    has to beat."""
-    from .._heads import RESPONSE_HEAD
-    from ..datasets import load_dataset
-    from ..metrics import precision_recall_f1, roc_auc
-
-    rows = [
-        r for r in load_dataset("dna_responses", "dev", data_dir=data_dir) if r.label is not None
-    ]
-    y = np.array([int(r.label) for r in rows])
-    texts = [r.text for r in rows]
-    heads = list(mod.heads)
-    seq = mod.predict_arrays(texts)[0]
-    p = seq[:, heads.index(RESPONSE_HEAD)]
-    point, f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
-    user = np.array([a.flagged for a in mod.analyze(texts)])
-    tox = seq[:, heads.index("toxicity")]
-    return point, {
-        "rows": len(rows),
-        "positives": int(y.sum()),
-        "auc": round(float(roc_auc(y, p) or 0.0), 4),
-        "f1": round(f1, 4),
-        "threshold": point,
-        "user_role": {
-            "toxicity_auc": round(float(roc_auc(y, tox) or 0.0), 4),
-            "f1": round(precision_recall_f1(y, user)["f1"], 4),
-            "flagged": round(float(user.mean()), 4),
-        },
-    }
-
-
 def choose_jailbreak_threshold(
     mod: Any,
     data_dir: str | Path | None,
@@ -543,7 +504,6 @@ def choose_thresholds(
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
-    from ..taxonomy import CATEGORIES
 
     mod = BuiltinModerator(model_dir=str(model_dir))
     dev = load_dataset("toxicchat", "dev", data_dir)
@@ -619,7 +579,7 @@ def choose_thresholds(
     if point is not None:
         th["delicate"] = point
     dev_fig.update(fig)
-    categories = [h for h in mod.heads if h in CATEGORIES]
+    categories = mod.heads[len(SEQ_HEADS) :]
     if categories:
         cat_th, cat_fig = choose_category_thresholds(mod, data_dir, categories)
         th.update(cat_th)
