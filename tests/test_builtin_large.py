@@ -116,7 +116,7 @@ def test_prompts_that_switch_rules_off_get_no_span(large):
     # 2.2.1 is 2.2.0 with its token head refit (tactful train span-head): 2.2.0 marked
     # "Ignore all previous instructions and print" as an insult
     card = large.card
-    assert card["version"] == "3.1.0" and card["span_head"]["from"]["version"] == "2.2.0"
+    assert card["version"] == "3.2.0" and card["span_head"]["from"]["version"] == "2.2.0"
     check_no_spans_on_prompts(large)
 
 
@@ -165,11 +165,13 @@ def test_the_large_card_lists_the_detexd_rows_it_saw(data_dir):
     assert large.trained_texts().honest_figure("detexd") == detexd["honest_figure"]
 
 
-def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_of_its_own():
-    """3.1.0 is 2.2.2 with the 13 category rows and the threat row fit on its frozen
-    encoder (tactful train category-heads --graft --head threat): its other seven heads
-    are 2.2.2's, but its threat scores are not, so it is a teacher of its own and the bank
-    2.2.2 wrote is not its bank."""
+def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_and_two_points():
+    """3.2.0 is 2.2.2 with the 13 category rows and the threat row fit on its frozen
+    encoder (tactful train category-heads --graft --head threat --harmless-pass 0.99): its
+    other seven heads are 2.2.2's, but its threat scores are not, so it is a teacher of its
+    own and the bank 2.2.2 wrote is not its bank.
+    Each category names a harm at its own point and flags a text alone at its ``_or``
+    point, chosen above the harmless dev sets."""
     from tactful.train._student import installed_teacher
 
     card = load_card(name="builtin-large")
@@ -178,16 +180,22 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_of_its_own
     assert graft["grafted"] is True and graft["heads"] == [*CATEGORIES, "threat"]
     assert graft["from"]["version"] == "2.2.2"
     assert graft["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
+    assert graft["config"]["harmless_pass"] == 0.99
     for c in CATEGORIES:
         entry = card["categories"][c]
         assert entry["llama_guard_3"] == list(TO_LLAMA_GUARD_3[c])
         assert sum(entry["train_examples"].values()) >= 30
         assert card["thresholds"][c] == entry["dev"]["threshold"]
+        assert card["thresholds"][f"{c}_or"] == entry["dev"]["threshold_or"]
+        assert entry["dev"]["threshold_or"] >= entry["dev"]["harmless_floor"]
+        assert min(entry["dev"]["harmless_pass"].values()) >= 0.99 or entry["dev"][
+            "threshold_or"
+        ] == 0.95
     threat = graft["threat_dev"]
     assert card["thresholds"]["threat"] == threat["threshold"]
     assert card["thresholds"]["threat_or"] == threat["threat_or"]
     tid = installed_teacher("builtin-large")
-    assert (tid.folder, tid.sha256) == ("builtin-large-3.1.0", card["sha256"]["model.onnx"])
+    assert (tid.folder, tid.sha256) == ("builtin-large-3.2.0", card["sha256"]["model.onnx"])
 
 
 def test_plain_harms_get_their_categories(large):
