@@ -67,7 +67,7 @@ def test_model_card_command_shows_the_large_card():
     assert (
         "13 category rows grafted onto 2.2.2 with tactful train category-heads, and the threat "
         f"row refit; threat point 0.5 -> {threat['threshold']} (dev F1 {threat['f1']:.4f} on "
-        f"540 rows), threat_or 0.9 -> {threat['threat_or']} (other heads unchanged)"
+        f"{threat['rows']} rows), threat_or 0.9 -> {threat['threat_or']} (other heads unchanged)"
     ) in shown.output
     line = next(x for x in shown.output.splitlines() if "│ self-harm/intent " in x)
     cells = [c.strip() for c in line.strip("│ ").split("│")]
@@ -80,6 +80,7 @@ def test_model_card_command_shows_the_large_card():
         f"{intent['dev']['auc']:.4f}",
         f"{intent['dev']['f1']:.4f}",
         str(card["thresholds"]["self-harm/intent"]),
+        str(card["thresholds"]["self-harm/intent_or"]),
     ]
 
 
@@ -188,9 +189,10 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_and_two_po
         assert card["thresholds"][c] == entry["dev"]["threshold"]
         assert card["thresholds"][f"{c}_or"] == entry["dev"]["threshold_or"]
         assert entry["dev"]["threshold_or"] >= entry["dev"]["harmless_floor"]
-        assert min(entry["dev"]["harmless_pass"].values()) >= 0.99 or entry["dev"][
-            "threshold_or"
-        ] == 0.95
+        assert (
+            min(entry["dev"]["harmless_pass"].values()) >= 0.99
+            or entry["dev"]["threshold_or"] == 0.95
+        )
     threat = graft["threat_dev"]
     assert card["thresholds"]["threat"] == threat["threshold"]
     assert card["thresholds"]["threat_or"] == threat["threat_or"]

@@ -463,8 +463,14 @@ def model_card(
         for col in ("category", "Llama Guard 3", "train positives", "dev rows", "AUC", "F1"):
             cat_table.add_column(col)
         cat_table.add_column("point")
+        th = card.get("thresholds", {})
+        # since 3.2.0 a category flags a text alone at its own flagging point
+        flag_points = any(f"{c}_or" in th for c in categories)
+        if flag_points:
+            cat_table.add_column("flag point")
         for name_, entry in categories.items():
             dev = entry.get("dev", {})
+            flag = [str(th.get(f"{name_}_or", "—"))] if flag_points else []
             cat_table.add_row(
                 name_,
                 ", ".join(entry.get("llama_guard_3", [])) or "—",
@@ -472,7 +478,8 @@ def model_card(
                 f"{dev.get('rows', '?')} ({dev.get('positives', '?')} in it)",
                 _fmt(dev.get("auc")) if "auc" in dev else "—",
                 _fmt(dev.get("f1")) if "f1" in dev else "—",
-                str(card.get("thresholds", {}).get(name_, dev.get("threshold", "?"))),
+                str(th.get(name_, dev.get("threshold", "?"))),
+                *flag,
             )
         _out.print(cat_table)
     figs = Table(title="measured figures")
