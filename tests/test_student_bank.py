@@ -127,3 +127,40 @@ def test_span_texts_get_the_teachers_character_logits(bank, monkeypatch):
     assert math.isnan(tox[3])
     assert summary["with_soft_characters"] == 1
     assert out[1].soft_tox is None  # a banked text whose characters the bank does not hold
+
+
+def test_a_category_student_takes_a_category_teachers_scores(tmp_path, monkeypatch):
+    from tactful._heads import CATEGORY_HEADS
+
+    monkeypatch.setattr(
+        "tactful.train._student.BANK_SOURCES", {"chat": lambda d: iter(CHAT[:2])}, raising=True
+    )
+    monkeypatch.setattr(
+        "tactful.train._student.source_texts", lambda s, d: iter(CHAT[:2]), raising=True
+    )
+    # A category teacher: toxicity and two of the 13 categories.
+    heads = ("toxicity", "self-harm", "harassment")
+    keys = np.frombuffer(b"".join(text_key(t) for t in CHAT[:2]), np.uint8).reshape(-1, 32)
+    probs = np.array([[0.9, 0.02, 0.8], [0.1, 0.5, 0.02]])
+    write_bank(tmp_path, TEACHER, "chat", heads, keys, probs, np.zeros(2, bool))
+    wide = [float("nan")] * len(CATEGORY_HEADS)
+    mixture = [Example("you absolute idiot", "harm_requests", wide)]
+    out, summary = bank_examples(mixture, tmp_path, TEACHER, tmp_path, heads=CATEGORY_HEADS)
+    assert [e.text for e in out] == ["you absolute idiot", "have a nice day"]
+    assert all(len(e.seq) == len(e.soft_seq) == 21 for e in out)
+    soft = dict(zip(CATEGORY_HEADS, out[1].soft_seq, strict=True))
+    assert soft["self-harm"] == pytest.approx(0.0, abs=2e-3)  # logit of 0.5
+    assert soft["harassment"] == pytest.approx(math.log(0.02 / 0.98), abs=2e-2)
+    assert soft["toxicity"] == pytest.approx(math.log(0.1 / 0.9), abs=2e-3)
+    assert math.isnan(soft["hate"]) and math.isnan(soft["jailbreak"])  # not the teacher's
+    # The eight-head student of the same bank takes toxicity alone.
+    narrow, _ = bank_examples([], tmp_path, TEACHER, tmp_path)
+    assert len(narrow[0].soft_seq) == 8
+    assert summary == {
+        "examples": 2,
+        "with_soft_targets": 2,
+        "with_soft_characters": 0,
+        "mixture": 1,
+        "bank_only": 1,
+        "bank_only_by_source": {"chat": 1},
+    }

@@ -237,6 +237,16 @@ def test_ship_names_a_packaged_model(tmp_path):
         PARAM_MESSAGE.format(name="harmless_pass", owner="ship", rule=rule, value=1.5),
     )
     assert list(run.iterdir()) == [] and not out.exists()
+    result = _invoke(
+        "train", "ship", str(run), "--version", "2.0.0", "--category-harmless-pass", "0",
+        "--to", str(out),
+    )  # fmt: skip
+    _one_line_error(
+        result,
+        ConfigError,
+        PARAM_MESSAGE.format(name="category_harmless_pass", owner="ship", rule=rule, value=0.0),
+    )
+    assert list(run.iterdir()) == [] and not out.exists()
 
 
 def test_run_refuses_an_init_of_another_encoder(tmp_path):
@@ -618,3 +628,14 @@ def test_export_rewrites_a_runs_export_with_the_chosen_quantization(tmp_path):
     assert seq.shape == (1, len(SEQ_HEADS)) and tok.shape == (1, 3)
     result = _invoke("train", "export", str(run), "--quantize", "int4")
     assert result.exit_code == 2 and "int4" in result.output
+
+
+def test_student_refuses_an_unknown_template_set_and_a_missing_init(tmp_path):
+    out = tmp_path / "s"
+    result = _invoke("train", "student", str(out), "--template", "menaces")
+    assert result.exit_code == 2
+    assert "'menaces' is not a template set: one of derogation, delicate," in result.output
+    missing = tmp_path / "nowhere" / "model.pt"
+    result = _invoke("train", "student", str(out), "--init", str(missing))
+    _one_line_error(result, ConfigError, f"--init {missing}: no such model.pt.")
+    assert not out.exists()

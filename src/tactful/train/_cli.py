@@ -426,6 +426,16 @@ def ship_command(
             show_default=False,
         ),
     ] = None,
+    category_harmless_pass: Annotated[
+        float | None,
+        typer.Option(
+            "--category-harmless-pass",
+            help="A model with harm categories: give each category a flagging point among "
+            "the points at which it flags at most 1 - this share of every harmless dev set, "
+            "as tactful train category-heads --harmless-pass does, e.g. 0.99.",
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Copy a run's export into a model folder; choose thresholds on dev; write card.json."""
@@ -439,6 +449,7 @@ def ship_command(
         name=name,
         crossfit=crossfit or None,
         harmless_pass=harmless_pass,
+        category_harmless_pass=category_harmless_pass,
     )
     _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
 

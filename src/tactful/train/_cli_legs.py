@@ -220,14 +220,54 @@ def add_leg_commands(app: typer.Typer) -> None:
             bool,
             typer.Option(
                 "--categories/--no-categories",
-                help="Add a head per harm category, learned from the category sources' labels.",
+                help="Add a head per harm category, learned from the category sources' labels "
+                "and the bank's category scores where its teacher has them.",
             ),
         ] = False,
+        temperature: Annotated[
+            float, typer.Option("--temperature", min=0.01, help="Of the soft targets.")
+        ] = 1.0,
+        targeted: Annotated[
+            bool,
+            typer.Option("--targeted/--no-targeted", help="Add model 2.0's targeted rows."),
+        ] = False,
+        spans: Annotated[
+            int,
+            typer.Option(
+                "--spans", min=0, help="Add this many SemEval-2021 posts with gold spans."
+            ),
+        ] = 0,
+        template: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--template",
+                help="Add a set of training templates (repeat): "
+                + ", ".join(TEMPLATE_SOURCES)
+                + ".",
+                show_default=False,
+            ),
+        ] = None,
+        init: Annotated[
+            Path | None,
+            typer.Option(
+                "--init",
+                help="Start from a student's model.pt (a later stage of a chain).",
+                show_default=False,
+            ),
+        ] = None,
+        lr: Annotated[float, typer.Option("--lr", help="The encoder's learning rate.")] = 5e-5,
+        head_lr: Annotated[float, typer.Option("--head-lr")] = 1e-3,
         data_dir: DataDirOpt = None,
     ) -> None:
         """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
         from ._student import student
 
+        unknown = sorted(set(template or []) - set(TEMPLATE_SOURCES))
+        if unknown:
+            raise typer.BadParameter(
+                f"{unknown[0]!r} is not a template set: one of {', '.join(TEMPLATE_SOURCES)}.",
+                param_hint="--template",
+            )
         path = student(
             out,
             teacher=teacher,
@@ -241,6 +281,13 @@ def add_leg_commands(app: typer.Typer) -> None:
             max_bank_only=max_bank_only,
             threads=threads,
             categories=categories,
+            temperature=temperature,
+            targeted=targeted,
+            spans=spans,
+            init=init,
+            lr=lr,
+            head_lr=head_lr,
+            **dict.fromkeys(sorted(set(template or [])), True),
         )
         typer.echo(str(path / "export" / "model.onnx"))
 

@@ -94,6 +94,7 @@ _SHIP_CONSTRAINTS: Constraints = {
         )
     ),
     "harmless_pass": Nullable(Float(0, 1, closed="right")),
+    "category_harmless_pass": Nullable(Float(0, 1, closed="right")),
 }
 
 
@@ -115,6 +116,7 @@ def ship(
     name: str = "builtin",
     crossfit: Sequence[str | Path] | None = None,
     harmless_pass: float | None = None,
+    category_harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Copy a run's export into a model folder and write its ``card.json``.
 
@@ -138,6 +140,10 @@ def ship(
         The toxicity point is then the best one at which every harmless dev set
         (:func:`harmless_dev_texts`) passes at least this share
         (:func:`choose_thresholds`).
+    category_harmless_pass : float in (0, 1], optional
+        A run with harm-category heads: each category also gets its flagging point
+        ``CATEGORY_or`` above the harmless dev sets
+        (:func:`~tactful.train._thresholds.choose_category_thresholds`).
 
     Returns
     -------
@@ -158,6 +164,7 @@ def ship(
         name=name,
         crossfit=list(crossfit) if isinstance(crossfit, (list, tuple)) else crossfit,
         harmless_pass=harmless_pass,
+        category_harmless_pass=category_harmless_pass,
     )
     run: Path = p["run_dir"]
     fold_runs = crossfit_runs(run, p["crossfit"]) if p["crossfit"] else []
@@ -237,6 +244,7 @@ def ship(
             stages,
             crossfit=fold_dirs or None,
             harmless_pass=p["harmless_pass"],
+            category_harmless_pass=p["category_harmless_pass"],
         )
     card["thresholds"] = chosen["thresholds"]
     crossfit_cmd = "".join(f" --crossfit {r}" for r, _, _ in fold_runs)
@@ -246,6 +254,12 @@ def ship(
         harmless_why = (
             f", toxicity only at or above the lowest point where every harmless dev set "
             f"passes >= {p['harmless_pass']}"
+        )
+    if p["category_harmless_pass"] is not None:
+        harmless_cmd += f" --category-harmless-pass {p['category_harmless_pass']}"
+        harmless_why += (
+            f", each category's flagging point where it flags at most "
+            f"{1 - p['category_harmless_pass']:.2g} of every harmless dev set"
         )
     where = (
         f"ToxicChat dev and train, each train row scored by the run without its fold "

@@ -20,7 +20,7 @@ import math
 import random
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from ._bank import CHAR_SOURCES, TeacherId, read_bank, read_chars, text_key
 from ._bank_sources import BANK_SOURCES, source_texts
 from ._distill import HARD_ONLY_SOURCES
 from ._mixture import NAN, Example
+from ._templates import TemplateFlags
 
 __all__ = [
     "BANK_EMPTY_MESSAGE",
@@ -85,9 +86,14 @@ def bank_examples(
     max_bank_only: int | None = None,
     seed: int = 0,
     held_out: frozenset[str] = frozenset(),
+    heads: Sequence[str] = SEQ_HEADS,
 ) -> tuple[list[Example], dict[str, Any]]:
     """The student's examples and what they hold.
 
+    ``heads`` are the student's sequence heads, the order of every target list: the
+    examples of ``mixture`` have that many targets, and a head the bank's teacher lacks
+    gets no soft target (a category student learns the harm categories from a category
+    teacher's bank, as the eight heads; from another bank, from hard labels alone).
     ``mixture``'s examples get the bank's logits as ``soft_seq`` where the bank holds
     their text (and, for a text of :data:`~tactful.train._bank.CHAR_SOURCES`, its
     per-character toxic logits as ``soft_tox``) (a labelled head of a :data:`~tactful.train.HARD_ONLY_SOURCES` row keeps
@@ -120,7 +126,7 @@ def bank_examples(
             for key, arr in (read_chars(bank, teacher, source) or {}).items():
                 char_probs.setdefault(key, arr)
         # The bank's heads, in the student's order (NaN for a head the teacher lacks).
-        cols = [f.heads.index(h) if h in f.heads else -1 for h in SEQ_HEADS]
+        cols = [f.heads.index(h) if h in f.heads else -1 for h in heads]
         probs = np.concatenate([f.probs.astype(np.float32), np.full((len(f), 1), np.nan)], 1)
         probs = probs[:, cols]
         added = 0
@@ -132,7 +138,7 @@ def bank_examples(
             soft.setdefault(key, probs[i])
             if text not in have:
                 have.add(text)
-                bank_only.append(Example(text, f"bank:{source}", [NAN] * len(SEQ_HEADS)))
+                bank_only.append(Example(text, f"bank:{source}", [NAN] * len(heads)))
                 added += 1
         per_source[source] = added
     if not soft:
@@ -184,54 +190,88 @@ def student(
     threads: int = 2,
     export: bool = True,
     categories: bool = False,
+    targeted: bool = False,
+    spans: int = 0,
+    init: str | Path | None = None,
+    lr: float = 5e-5,
+    head_lr: float = 1e-3,
+    **templates: Unpack[TemplateFlags],
 ) -> Path:
-    """Train a MiniLM student from the pretrained encoder on :func:`bank_examples` of
-    stage ``stage``'s mixture, and write a run folder like ``tactful train run``
-    (``model.pt``, ``train.json`` with the bank's summary, ``export/``).
+    """Train a MiniLM student on :func:`bank_examples` of stage ``stage``'s mixture, and
+    write a run folder like ``tactful train run`` (``model.pt``, ``train.json`` with the
+    bank's summary, ``export/``).
+
+    The mixture is :func:`~tactful.train.distill_examples`'s (``targeted``, ``spans``
+    SemEval-2021 posts with gold spans, ``templates``: ``derogation=True``, ...), so a
+    student of the bank can follow a distilled student's recipe without running its
+    teacher. ``init``: a run's ``model.pt`` to start from (a later stage of a chain, at
+    rates ``lr`` and ``head_lr``); otherwise the pretrained encoder.
 
     With ``categories`` the student has a head per harm category too: the examples are
     widened to :data:`~tactful._heads.CATEGORY_HEADS` and joined by the category sources
     (:func:`~tactful.train._categories.category_mixture`, with its default caps and the
-    toxic-language templates with their categories); the bank's soft targets cover the
-    eight heads, the categories learn from hard labels."""
+    toxic-language templates with their categories), and then take the bank's soft
+    targets, for the categories as well when the bank's teacher has them (a
+    ``builtin-large`` 3.x bank): the student learns each category with its encoder from
+    the teacher's score on every banked text, not from the category sources' labels alone."""
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
     from ..datasets import load_dataset
+    from ._distill import distill_examples
     from ._export import export_onnx
     from ._loop import train
     from ._run import _setup_logging
-    from ._stages import stage_mixture
 
     out_dir = Path(out)
     if (out_dir / "model.pt").exists():
         raise ConfigError(f"{out_dir} already holds a model.pt: choose another --out.")
+    if init is not None and not Path(init).is_file():
+        raise ConfigError(f"--init {init}: no such model.pt.")
     _setup_logging(out_dir)
     tid = installed_teacher(teacher)
     held = frozenset(
         r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
     )
-    mixture, run_seed = stage_mixture(data_dir, stage, seed)
-    examples, summary = bank_examples(
-        mixture, bank, tid, data_dir, max_bank_only=max_bank_only, seed=run_seed, held_out=held
+    mixture, run_seed = distill_examples(
+        data_dir, stage=stage, seed=seed, extra=0, targeted=targeted, spans=spans, **templates
     )
+    heads: Sequence[str] = SEQ_HEADS
+    extra_summary: dict[str, Any] = {}
     if categories:
         from .._heads import CATEGORY_HEADS
         from ._categories import CATEGORY_CAPS, category_mixture
         from ._categoryhead import TEMPLATE_ROWS
 
-        examples = category_mixture(examples, data_dir, CATEGORY_CAPS, template_rows=TEMPLATE_ROWS)
-        summary["categories"] = {
+        heads = CATEGORY_HEADS
+        mixture = category_mixture(mixture, data_dir, CATEGORY_CAPS, template_rows=TEMPLATE_ROWS)
+        extra_summary["categories"] = {
             "caps": dict(CATEGORY_CAPS),
             "template_rows": TEMPLATE_ROWS,
-            "examples": len(examples),
+            "examples": len(mixture),
         }
+    examples, summary = bank_examples(
+        mixture,
+        bank,
+        tid,
+        data_dir,
+        max_bank_only=max_bank_only,
+        seed=run_seed,
+        held_out=held,
+        heads=heads,
+    )
+    summary |= extra_summary
+    if categories:
+        first = len(SEQ_HEADS)
+        summary["categories"]["with_soft_category_targets"] = sum(
+            e.soft_seq is not None and any(not math.isnan(v) for v in e.soft_seq[first:])
+            for e in examples
+        )
     random.Random(f"student:{run_seed}").shuffle(examples)
     log.info("student: %s", json.dumps(summary))
     cfg = TrainConfig(
         epochs=epochs,
         seed=run_seed,
-        head_lr=1e-3,
         stage=stage,
         encoder="minilm",
         layers=layers,
@@ -239,7 +279,13 @@ def student(
         alpha=alpha,
         temperature=temperature,
         threads=threads,
-        heads=CATEGORY_HEADS if categories else None,
+        heads=tuple(heads) if categories else None,
+        init=str(init) if init is not None else None,
+        lr=lr,
+        head_lr=head_lr,
+        targeted=targeted,
+        spans=spans,
+        **templates,
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())

@@ -471,6 +471,7 @@ def choose_thresholds(
     stages: list[dict[str, Any]] | None = None,
     crossfit: list[tuple[str | Path, int, int]] | None = None,
     harmless_pass: float | None = None,
+    category_harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
@@ -500,7 +501,9 @@ def choose_thresholds(
     that share. ``dev`` then records the floor (``harmless_floor``), each set's
     pass rate at the chosen point (``harmless_dev_pass``) and what the floor
     trades (``toxicity_curve``: at each grid point, the toxicity F1 on the rows
-    the point is chosen on and each set's pass rate).
+    the point is chosen on and each set's pass rate). ``category_harmless_pass``
+    gives each harm category its flagging point ``CATEGORY_or`` above the harmless
+    dev sets (:func:`choose_category_thresholds`'s ``harmless_pass``).
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
@@ -581,7 +584,9 @@ def choose_thresholds(
     dev_fig.update(fig)
     categories = mod.heads[len(SEQ_HEADS) :]
     if categories:
-        cat_th, cat_fig = choose_category_thresholds(mod, data_dir, categories)
+        cat_th, cat_fig = choose_category_thresholds(
+            mod, data_dir, categories, harmless_pass=category_harmless_pass
+        )
         th.update(cat_th)
         dev_fig.update(cat_fig)
     return {"thresholds": th, "dev": dev_fig}
