@@ -198,7 +198,8 @@ def category_harmless_sets(
     toxicity point's (:func:`~tactful.train._devrows.harmless_dev_texts`: identity
     mentions, inclusion, technical verbs, injection lookalikes, contrasts), the
     counter-narratives of the category dev rows (CONAN and DIALOCONAN dev, in no
-    category), and ToxicChat dev's harmless prompts."""
+    category), and ToxicChat dev's harmless prompts (the dev rows of source
+    ``"toxicchat"``, :func:`_harmless_chat_rows`)."""
     from .._heads import CATEGORY_HEADS
     from ..taxonomy import CATEGORIES
     from ._devrows import harmless_dev_texts
@@ -210,7 +211,7 @@ def category_harmless_sets(
         for e in dev_rows
         if e.source in ("conan", "dialoconan") and all(e.seq[i] == 0.0 for i in idx)
     ]
-    sets["chat"] = [e.text for e in _harmless_chat_rows(data_dir)]
+    sets["chat"] = [e.text for e in dev_rows if e.source == "toxicchat"]
     return sets
 
 
