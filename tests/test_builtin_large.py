@@ -221,6 +221,12 @@ def test_plain_harms_get_their_categories(large):
     assert {"illicit", "illicit/violent"} <= cats[3] and got[3].flagged
     assert "sexual" in cats[4]
     assert cats[5:] == [set(), set()] and not got[5].flagged and not got[6].flagged
+    # the words of a person in crisis are no threat as spans either; a threat's are
+    assert [(s.start, s.end, s.label) for s in got[2].spans] == [
+        (10, 21, "other"),
+        (47, 55, "other"),
+    ]
+    assert {s.label for s in got[1].spans} == {"threat"}
 
 
 def test_a_category_flags_alone_at_its_flagging_point_and_names_a_flagged_texts_harm():

@@ -98,6 +98,15 @@ RUNTIME_REVISION = 4
 #: prompts with a span, against 0.6706 / 62 for a gate of 0.2 on all six toxicity heads.
 SPAN_GATE = 0.1
 _GATE = [SEQ_HEADS.index(h) for h in ("toxicity", "offensive")]
+_THREAT = SEQ_HEADS.index("threat")
+_THREAT_TYPE = SPAN_TYPES.index("threat")
+
+
+def _span_type(t: np.ndarray, threat_ok: bool) -> str:
+    """A span's type: the type head's best, and ``other`` for its threat in a text
+    that the threat head does not find threatening."""
+    k = int(np.argmax(t))
+    return "other" if k == _THREAT_TYPE and not threat_ok else SPAN_TYPES[k]
 #: Operating points besides the heads: the high-precision points at which the
 #: comment-toxicity head (``offensive_or``), the threat head (``threat_or``) and the
 #: insult head (``insult_or``) also flag a text, and the token head's (``span``). A
@@ -479,8 +488,17 @@ class BuiltinModerator(Configured):
                 spans[-1][3] = max(spans[-1][3], p)
             else:
                 spans.append([s, e, t, p])
+        # In a model with harm categories, a span is typed a threat only in a text the
+        # threat head finds threatening (at least half its point): the token head learned
+        # its types from comments, where "kill myself" sat in threats, while that threat
+        # row learned the self-harm texts as no threat; so a self-harm disclosure's words
+        # are typed "other". (A model without categories keeps the token head's types: its
+        # threat row calls self-harm a threat too, and misses threats its token head finds.)
+        threat_ok = len(self.heads) == len(SEQ_HEADS) or float(seq[_THREAT]) >= (
+            self._thresholds.get("threat", 0.5) / 2
+        )
         return tuple(
-            Span(s, e, SPAN_TYPES[int(np.argmax(t))], min(1.0, max(0.0, p))) for s, e, t, p in spans
+            Span(s, e, _span_type(t, threat_ok), min(1.0, max(0.0, p))) for s, e, t, p in spans
         )
 
     def analyze(self, texts: Sequence[str]) -> list[Analysis]:
