@@ -107,6 +107,8 @@ def _span_type(t: np.ndarray, threat_ok: bool) -> str:
     that the threat head does not find threatening."""
     k = int(np.argmax(t))
     return "other" if k == _THREAT_TYPE and not threat_ok else SPAN_TYPES[k]
+
+
 #: Operating points besides the heads: the high-precision points at which the
 #: comment-toxicity head (``offensive_or``), the threat head (``threat_or``) and the
 #: insult head (``insult_or``) also flag a text, and the token head's (``span``). A
