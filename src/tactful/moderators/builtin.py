@@ -91,7 +91,9 @@ def load_card(model_dir: str | Path | None = None, name: str = "builtin") -> dic
 #: empty or white-space-only text gets every score 0 without asking the model. 4: a
 #: window opens and closes with the ids the tokenizer's post-processor adds, the ones
 #: training used (MPNet's <s>/</s>, not the [CLS]/[SEP] its vocabulary also holds).
-RUNTIME_REVISION = 4
+#: 5: in a model with harm categories, a span is typed threat only where the text's
+#: threat score is at least half its point (else "other").
+RUNTIME_REVISION = 5
 
 #: A text gets spans only if the toxicity or offensive head gives it at least SPAN_GATE.
 #: Chosen on dev data: SemEval trial span F1 0.6734 and 61 of 242 benign ToxicChat dev
