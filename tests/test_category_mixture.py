@@ -123,7 +123,7 @@ def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite
     )
 
     train, dev = category_template_rows("train"), category_template_rows("dev")
-    assert len(train) == 603 and len(dev) == 176
+    assert len(train) == 693 and len(dev) == 204
     assert not {t for t, _, _ in train} & {t for t, _, _ in dev}
     assert {f for _, f, _ in train} == set(CATEGORY_FUNCTIONALITIES)
     assert all("{" not in t and t[0].isupper() for t, _, _ in train + dev)
@@ -195,7 +195,7 @@ def test_the_card_says_what_each_category_learned_from(data_dir, tmp_path):
     conan = [e for e in category_examples(data_dir, {"conan": 10}) if e.source == "conan"]
     assert hate["train_examples"]["conan"] == sum(_at(e, "hate") == 1 for e in conan) <= 10
     assert hate["train_examples"]["toxigen_seeds"] > 100
-    assert card["sexual/minors"]["train_examples"]["category_templates"] == 36
+    assert card["sexual/minors"]["train_examples"]["category_templates"] == 54  # 9 templates, 6 kids
     assert card["violence"]["dev"] is None
 
 
