@@ -417,7 +417,9 @@ def recorded_stage_examples(
 
     ``stage`` is a stage record (``{"stage", "seed", "config", "examples",
     "sources"}``): a distilled student's stage is rebuilt with
-    :func:`distill_examples`, any other with :func:`~tactful.train.stage_mixture`,
+    :func:`distill_examples`, a student of the teacher-label bank with
+    :func:`~tactful.train._student.student_examples` (the bank must hold what it held),
+    any other with :func:`~tactful.train.stage_mixture`,
     from the mixture seed the record holds. Soft targets are not rebuilt. The
     caller compares the result with the record (``tactful train trained-texts``
     refuses to write when they differ).
@@ -427,6 +429,27 @@ def recorded_stage_examples(
     number = int(stage.get("stage", 1))
     offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
     config = stage.get("config", {})
+    if str(config.get("teacher") or "").startswith("bank:"):  # a student of the bank
+        from ._bank import TeacherId
+        from ._student import student_examples
+
+        tb = stage["teacher_bank"]
+        cats = tb.get("categories") or {}
+        examples, seed, _ = student_examples(
+            data_dir,
+            bank=tb["bank"],
+            teacher=TeacherId(**tb["teacher"]),
+            stage=number,
+            seed=int(stage["seed"]) - offset,
+            targeted=bool(config.get("targeted", False)),
+            spans=int(config.get("spans", 0)),
+            categories=config.get("heads") is not None,
+            max_bank_only=tb.get("max_bank_only"),
+            category_caps=cats.get("caps"),
+            template_rows=cats.get("template_rows"),
+            **template_flags(config),
+        )
+        return examples, seed
     if config.get("teacher"):  # a distilled student: the stage's mixture plus extra texts
         return distill_examples(
             data_dir,

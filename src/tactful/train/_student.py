@@ -18,14 +18,14 @@ import json
 import logging
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
 import numpy as np
 
 from .._hashing import sha256_file
-from .._heads import SEQ_HEADS
+from .._heads import CATEGORY_HEADS, SEQ_HEADS
 from ..errors import ConfigError
 from ._bank import CHAR_SOURCES, TeacherId, read_bank, read_chars, text_key
 from ._bank_sources import BANK_SOURCES, source_texts
@@ -38,6 +38,7 @@ __all__ = [
     "bank_examples",
     "installed_teacher",
     "student",
+    "student_examples",
 ]
 
 log = logging.getLogger("tactful.train")
@@ -174,6 +175,73 @@ def bank_examples(
     return out, summary
 
 
+def student_examples(
+    data_dir: str | Path | None,
+    *,
+    bank: str | Path,
+    teacher: TeacherId,
+    stage: int = 1,
+    seed: int = 0,
+    targeted: bool = False,
+    spans: int = 0,
+    categories: bool = False,
+    max_bank_only: int | None = None,
+    category_caps: Mapping[str, int] | None = None,
+    template_rows: int | None = None,
+    **templates: Unpack[TemplateFlags],
+) -> tuple[list[Example], int, dict[str, Any]]:
+    """A bank student's examples in training order, the run's seed, and what they hold:
+    :func:`~tactful.train.distill_examples`'s mixture of ``stage`` (without extra texts),
+    with ``categories`` widened and joined by the category sources
+    (:func:`~tactful.train._categories.category_mixture`, ``category_caps`` and
+    ``template_rows`` defaulting to today's), then :func:`bank_examples` (ToxicChat's dev
+    and test prompts held out), shuffled by the run's seed. :func:`student` trains on them;
+    ``tactful train trained-texts`` rebuilds them from a run's ``train.json``."""
+    from ..datasets import load_dataset
+    from ._categories import CATEGORY_CAPS, category_mixture
+    from ._categoryhead import TEMPLATE_ROWS
+    from ._distill import distill_examples
+
+    held = frozenset(
+        r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
+    )
+    mixture, run_seed = distill_examples(
+        data_dir, stage=stage, seed=seed, extra=0, targeted=targeted, spans=spans, **templates
+    )
+    heads: Sequence[str] = SEQ_HEADS
+    extra_summary: dict[str, Any] = {}
+    if categories:
+        caps = dict(CATEGORY_CAPS if category_caps is None else category_caps)
+        rows = TEMPLATE_ROWS if template_rows is None else template_rows
+        heads = CATEGORY_HEADS
+        mixture = category_mixture(mixture, data_dir, caps, template_rows=rows)
+        extra_summary["categories"] = {
+            "caps": caps,
+            "template_rows": rows,
+            "examples": len(mixture),
+        }
+    examples, summary = bank_examples(
+        mixture,
+        bank,
+        teacher,
+        data_dir,
+        max_bank_only=max_bank_only,
+        seed=run_seed,
+        held_out=held,
+        heads=heads,
+    )
+    summary |= extra_summary
+    summary["max_bank_only"] = max_bank_only
+    if categories:
+        first = len(SEQ_HEADS)
+        summary["categories"]["with_soft_category_targets"] = sum(
+            e.soft_seq is not None and any(not math.isnan(v) for v in e.soft_seq[first:])
+            for e in examples
+        )
+    random.Random(f"student:{run_seed}").shuffle(examples)
+    return examples, run_seed, summary
+
+
 def student(
     out: str | Path,
     *,
@@ -217,8 +285,6 @@ def student(
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
-    from ..datasets import load_dataset
-    from ._distill import distill_examples
     from ._export import export_onnx
     from ._loop import train
     from ._run import _setup_logging
@@ -230,44 +296,19 @@ def student(
         raise ConfigError(f"--init {init}: no such model.pt.")
     _setup_logging(out_dir)
     tid = installed_teacher(teacher)
-    held = frozenset(
-        r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
-    )
-    mixture, run_seed = distill_examples(
-        data_dir, stage=stage, seed=seed, extra=0, targeted=targeted, spans=spans, **templates
-    )
-    heads: Sequence[str] = SEQ_HEADS
-    extra_summary: dict[str, Any] = {}
-    if categories:
-        from .._heads import CATEGORY_HEADS
-        from ._categories import CATEGORY_CAPS, category_mixture
-        from ._categoryhead import TEMPLATE_ROWS
-
-        heads = CATEGORY_HEADS
-        mixture = category_mixture(mixture, data_dir, CATEGORY_CAPS, template_rows=TEMPLATE_ROWS)
-        extra_summary["categories"] = {
-            "caps": dict(CATEGORY_CAPS),
-            "template_rows": TEMPLATE_ROWS,
-            "examples": len(mixture),
-        }
-    examples, summary = bank_examples(
-        mixture,
-        bank,
-        tid,
+    examples, run_seed, summary = student_examples(
         data_dir,
+        bank=bank,
+        teacher=tid,
+        stage=stage,
+        seed=seed,
+        targeted=targeted,
+        spans=spans,
+        categories=categories,
         max_bank_only=max_bank_only,
-        seed=run_seed,
-        held_out=held,
-        heads=heads,
+        **templates,
     )
-    summary |= extra_summary
-    if categories:
-        first = len(SEQ_HEADS)
-        summary["categories"]["with_soft_category_targets"] = sum(
-            e.soft_seq is not None and any(not math.isnan(v) for v in e.soft_seq[first:])
-            for e in examples
-        )
-    random.Random(f"student:{run_seed}").shuffle(examples)
+    heads = CATEGORY_HEADS if categories else SEQ_HEADS
     log.info("student: %s", json.dumps(summary))
     cfg = TrainConfig(
         epochs=epochs,

@@ -1,0 +1,50 @@
+"""A bank student's examples are rebuilt from its ``train.json`` (``tactful train
+trained-texts`` records what a shipped student saw), from the committed bank of
+``builtin-large`` 2.2.2 and the data folder."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from pathlib import Path
+
+from tactful._heads import CATEGORY_HEADS
+from tactful.train._bank import TeacherId
+from tactful.train._distill import recorded_stage_examples
+from tactful.train._student import student_examples
+
+BANK = Path(__file__).resolve().parents[1] / "training" / "bank"
+TEACHER = TeacherId(
+    "builtin-large", "2.2.2", "cc4a2dca34c2b7bf60751dc9bbc502dabd7c9705328cff98a6eb0f44b98a05a5"
+)
+
+
+def test_a_category_students_examples_rebuild_from_its_record(data_dir):
+    examples, seed, summary = student_examples(
+        data_dir,
+        bank=BANK,
+        teacher=TEACHER,
+        stage=10,
+        categories=True,
+        max_bank_only=50,
+        delicate=True,
+    )
+    assert seed == 10 and summary["bank_only"] == 50 and summary["max_bank_only"] == 50
+    assert len(examples) == summary["examples"] == summary["mixture"] + 50
+    assert all(len(e.seq) == len(CATEGORY_HEADS) for e in examples)
+    # a bank of the eight heads gives the categories no soft target
+    assert summary["categories"]["with_soft_category_targets"] == 0
+    assert all(e.soft_seq is None or all(math.isnan(v) for v in e.soft_seq[8:]) for e in examples)
+    # what student() writes: the config and the bank's summary
+    record = {
+        "stage": 10,
+        "seed": seed,
+        "config": {"teacher": f"bank:{TEACHER.folder}", "heads": list(CATEGORY_HEADS),
+                   "delicate": True, "spans": 0, "targeted": False},
+        "teacher_bank": {"bank": str(BANK), "teacher": dataclasses.asdict(TEACHER), **summary},
+    }  # fmt: skip
+    again, again_seed = recorded_stage_examples(data_dir, record)
+    assert again_seed == seed
+    assert [e.text for e in again] == [e.text for e in examples]
+    assert Counter(e.source for e in again) == Counter(e.source for e in examples)
