@@ -86,6 +86,7 @@ def test_soft_targets_by_text_in_the_students_head_order(bank):
         "mixture": 4,
         "bank_only": 2,
         "bank_only_by_source": {"chat": 0, "variants": 2},
+        "bank_rows": {"chat": 3, "variants": 3},
     }
 
 
@@ -163,4 +164,14 @@ def test_a_category_student_takes_a_category_teachers_scores(tmp_path, monkeypat
         "mixture": 1,
         "bank_only": 1,
         "bank_only_by_source": {"chat": 1},
+        "bank_rows": {"chat": 2},
     }
+    # what a run read is read again after a later leg appended rows: the first ones
+    first, summary = bank_examples([], tmp_path, TEACHER, tmp_path, rows={"chat": 1})
+    assert [e.text for e in first] == ["you absolute idiot"] and summary["bank_rows"] == {"chat": 1}
+    with pytest.raises(DataError) as err:
+        bank_examples([], tmp_path, TEACHER, tmp_path, rows={"chat": 3})
+    assert str(err.value) == (
+        f"[T020] The bank in {tmp_path} holds 2 rows of chat by {TEACHER.folder}, not the 3 the run "
+        "read: the run cannot be rebuilt from it."
+    )

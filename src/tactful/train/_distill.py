@@ -447,6 +447,7 @@ def recorded_stage_examples(
             max_bank_only=tb.get("max_bank_only"),
             category_caps=cats.get("caps"),
             template_rows=cats.get("template_rows"),
+            bank_rows=tb.get("bank_rows"),
             **template_flags(config),
         )
         return examples, seed

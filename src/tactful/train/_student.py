@@ -26,7 +26,7 @@ import numpy as np
 
 from .._hashing import sha256_file
 from .._heads import CATEGORY_HEADS, SEQ_HEADS
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ._bank import CHAR_SOURCES, TeacherId, read_bank, read_chars, text_key
 from ._bank_sources import BANK_SOURCES, source_texts
 from ._distill import HARD_ONLY_SOURCES
@@ -88,6 +88,7 @@ def bank_examples(
     seed: int = 0,
     held_out: frozenset[str] = frozenset(),
     heads: Sequence[str] = SEQ_HEADS,
+    rows: Mapping[str, int] | None = None,
 ) -> tuple[list[Example], dict[str, Any]]:
     """The student's examples and what they hold.
 
@@ -95,6 +96,9 @@ def bank_examples(
     examples of ``mixture`` have that many targets, and a head the bank's teacher lacks
     gets no soft target (a category student learns the harm categories from a category
     teacher's bank, as the eight heads; from another bank, from hard labels alone).
+    ``rows`` reads only the first ``rows[source]`` rows of each source (none of a source it
+    lacks): what the bank held when a run read it (the summary's ``bank_rows``), since a
+    later labelling leg appends to a file.
     ``mixture``'s examples get the bank's logits as ``soft_seq`` where the bank holds
     their text (and, for a text of :data:`~tactful.train._bank.CHAR_SOURCES`, its
     per-character toxic logits as ``soft_tox``) (a labelled head of a :data:`~tactful.train.HARD_ONLY_SOURCES` row keeps
@@ -118,14 +122,24 @@ def bank_examples(
     bank_only: list[Example] = []
     per_source: dict[str, int] = {}
     have = {e.text for e in mixture}
+    bank_rows: dict[str, int] = {}
     for source in names:
         f = read_bank(bank, teacher, source)
-        if f is None:
+        if f is None or (rows is not None and not rows.get(source)):
             continue
-        index = {bytes(k): i for i, k in enumerate(f.keys)}
+        n = len(f) if rows is None else rows[source]
+        if n > len(f):
+            raise DataError(
+                f"The bank in {bank} holds {len(f)} rows of {source} by {teacher.folder}, "
+                f"not the {n} the run read: the run cannot be rebuilt from it."
+            )
+        bank_rows[source] = n
+        # The bank's files only grow at their end: the first n rows are the run's.
+        index = {bytes(k): i for i, k in enumerate(f.keys[:n])}
         if source in CHAR_SOURCES:
             for key, arr in (read_chars(bank, teacher, source) or {}).items():
-                char_probs.setdefault(key, arr)
+                if key in index:
+                    char_probs.setdefault(key, arr)
         # The bank's heads, in the student's order (NaN for a head the teacher lacks).
         cols = [f.heads.index(h) if h in f.heads else -1 for h in heads]
         probs = np.concatenate([f.probs.astype(np.float32), np.full((len(f), 1), np.nan)], 1)
@@ -171,6 +185,7 @@ def bank_examples(
         "mixture": len(out) - len(bank_only),
         "bank_only": len(bank_only),
         "bank_only_by_source": per_source,
+        "bank_rows": bank_rows,
     }
     return out, summary
 
@@ -188,6 +203,7 @@ def student_examples(
     max_bank_only: int | None = None,
     category_caps: Mapping[str, int] | None = None,
     template_rows: int | None = None,
+    bank_rows: Mapping[str, int] | None = None,
     **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int, dict[str, Any]]:
     """A bank student's examples in training order, the run's seed, and what they hold:
@@ -195,7 +211,8 @@ def student_examples(
     with ``categories`` widened and joined by the category sources
     (:func:`~tactful.train._categories.category_mixture`, ``category_caps`` and
     ``template_rows`` defaulting to today's), then :func:`bank_examples` (ToxicChat's dev
-    and test prompts held out), shuffled by the run's seed. :func:`student` trains on them;
+    and test prompts held out; ``bank_rows``: see its ``rows``), shuffled by the run's
+    seed. :func:`student` trains on them;
     ``tactful train trained-texts`` rebuilds them from a run's ``train.json``."""
     from ..datasets import load_dataset
     from ._categories import CATEGORY_CAPS, category_mixture
@@ -229,6 +246,7 @@ def student_examples(
         seed=run_seed,
         held_out=held,
         heads=heads,
+        rows=bank_rows,
     )
     summary |= extra_summary
     summary["max_bank_only"] = max_bank_only
