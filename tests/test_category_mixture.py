@@ -195,7 +195,9 @@ def test_the_card_says_what_each_category_learned_from(data_dir, tmp_path):
     conan = [e for e in category_examples(data_dir, {"conan": 10}) if e.source == "conan"]
     assert hate["train_examples"]["conan"] == sum(_at(e, "hate") == 1 for e in conan) <= 10
     assert hate["train_examples"]["toxigen_seeds"] > 100
-    assert card["sexual/minors"]["train_examples"]["category_templates"] == 54  # 9 templates, 6 kids
+    assert (
+        card["sexual/minors"]["train_examples"]["category_templates"] == 54
+    )  # 9 templates, 6 kids
     assert card["violence"]["dev"] is None
 
 
