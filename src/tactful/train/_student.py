@@ -211,17 +211,21 @@ def student_examples(
     with ``categories`` widened and joined by the category sources
     (:func:`~tactful.train._categories.category_mixture`, ``category_caps`` and
     ``template_rows`` defaulting to today's), then :func:`bank_examples` (ToxicChat's dev
-    and test prompts held out; ``bank_rows``: see its ``rows``), shuffled by the run's
+    and test prompts and the category sources' dev texts held out; ``bank_rows``: see its
+    ``rows``), shuffled by the run's
     seed. :func:`student` trains on them;
     ``tactful train trained-texts`` rebuilds them from a run's ``train.json``."""
     from ..datasets import load_dataset
-    from ._categories import CATEGORY_CAPS, category_mixture
+    from ._categories import CATEGORY_CAPS, category_examples, category_mixture
     from ._categoryhead import TEMPLATE_ROWS
     from ._distill import distill_examples
 
+    # Never an example: the texts that choose the operating points or measure the model
+    # (the bank holds the harm sets' dev texts: it was labelled before their dev part was
+    # carved out of train, and the teacher's scores of them would leak into the points).
     held = frozenset(
         r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
-    )
+    ) | frozenset(e.text for e in category_examples(data_dir, split="dev"))
     mixture, run_seed = distill_examples(
         data_dir, stage=stage, seed=seed, extra=0, targeted=targeted, spans=spans, **templates
     )
