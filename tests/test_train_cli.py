@@ -246,6 +246,15 @@ def test_ship_names_a_packaged_model(tmp_path):
         ConfigError,
         PARAM_MESSAGE.format(name="category_harmless_pass", owner="ship", rule=rule, value=0.0),
     )
+    result = _invoke(
+        "train", "ship", str(run), "--version", "2.0.0", "--span-harmless-pass", "2",
+        "--to", str(out),
+    )  # fmt: skip
+    _one_line_error(
+        result,
+        ConfigError,
+        PARAM_MESSAGE.format(name="span_harmless_pass", owner="ship", rule=rule, value=2.0),
+    )
     assert list(run.iterdir()) == [] and not out.exists()
 
 

@@ -723,3 +723,22 @@ def test_one_table_names_the_template_sources():
         TypeError, match="build_mixture declares no constraint for parameter 'menac'"
     ):
         tt.build_mixture(None, menac=True)  # type: ignore[call-arg]
+
+
+def test_the_span_floor_is_the_lowest_point_at_which_the_harmless_texts_get_no_span():
+    from tactful.moderators.builtin import BuiltinModerator
+    from tactful.train import THRESHOLD_GRID, span_sets
+    from tactful.train._thresholds import span_harmless_floor
+
+    mod = BuiltinModerator()
+    texts = ["you absolute idiot", "I am a gay man"]
+    # the insult's last span is at 0.9; the identity statement has none at any point
+    arrays = mod.predict_arrays(texts)
+    spanned = [float(t) for t in THRESHOLD_GRID if span_sets(mod, texts, arrays, float(t))[0]]
+    assert spanned[-1] == 0.9 and not any(span_sets(mod, texts, arrays, 0.05)[1])
+    floor, rates = span_harmless_floor(mod, {"two": texts, "one": texts[1:]}, 1.0)
+    assert floor == 0.925
+    assert rates["one"].tolist() == [1.0] * len(THRESHOLD_GRID)
+    assert rates["two"][THRESHOLD_GRID.tolist().index(0.9)] == 0.5
+    # half of each set is enough from the grid's first point
+    assert span_harmless_floor(mod, {"two": texts}, 0.5)[0] == 0.05

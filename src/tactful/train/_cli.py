@@ -436,6 +436,15 @@ def ship_command(
             show_default=False,
         ),
     ] = None,
+    span_harmless_pass: Annotated[
+        float | None,
+        typer.Option(
+            "--span-harmless-pass",
+            help="Choose the span point only among points at which at least this share of "
+            "every harmless dev set gets no span at all, e.g. 0.99.",
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOpt = None,
 ) -> None:
     """Copy a run's export into a model folder; choose thresholds on dev; write card.json."""
@@ -450,6 +459,7 @@ def ship_command(
         crossfit=crossfit or None,
         harmless_pass=harmless_pass,
         category_harmless_pass=category_harmless_pass,
+        span_harmless_pass=span_harmless_pass,
     )
     _print_json({"thresholds": card["thresholds"], "dev": card["dev"]})
 

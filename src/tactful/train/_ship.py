@@ -95,6 +95,7 @@ _SHIP_CONSTRAINTS: Constraints = {
     ),
     "harmless_pass": Nullable(Float(0, 1, closed="right")),
     "category_harmless_pass": Nullable(Float(0, 1, closed="right")),
+    "span_harmless_pass": Nullable(Float(0, 1, closed="right")),
 }
 
 
@@ -117,6 +118,7 @@ def ship(
     crossfit: Sequence[str | Path] | None = None,
     harmless_pass: float | None = None,
     category_harmless_pass: float | None = None,
+    span_harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Copy a run's export into a model folder and write its ``card.json``.
 
@@ -144,6 +146,10 @@ def ship(
         A run with harm-category heads: each category also gets its flagging point
         ``CATEGORY_or`` above the harmless dev sets
         (:func:`~tactful.train._thresholds.choose_category_thresholds`).
+    span_harmless_pass : float in (0, 1], optional
+        The span point is then chosen from the lowest point at which at least this share
+        of every harmless dev set gets no span
+        (:func:`~tactful.train._thresholds.span_harmless_floor`).
 
     Returns
     -------
@@ -165,6 +171,7 @@ def ship(
         crossfit=list(crossfit) if isinstance(crossfit, (list, tuple)) else crossfit,
         harmless_pass=harmless_pass,
         category_harmless_pass=category_harmless_pass,
+        span_harmless_pass=span_harmless_pass,
     )
     run: Path = p["run_dir"]
     fold_runs = crossfit_runs(run, p["crossfit"]) if p["crossfit"] else []
@@ -245,6 +252,7 @@ def ship(
             crossfit=fold_dirs or None,
             harmless_pass=p["harmless_pass"],
             category_harmless_pass=p["category_harmless_pass"],
+            span_harmless_pass=p["span_harmless_pass"],
         )
     card["thresholds"] = chosen["thresholds"]
     crossfit_cmd = "".join(f" --crossfit {r}" for r, _, _ in fold_runs)
@@ -260,6 +268,12 @@ def ship(
         harmless_why += (
             f", each category's flagging point where it flags at most "
             f"{1 - p['category_harmless_pass']:.2g} of every harmless dev set"
+        )
+    if p["span_harmless_pass"] is not None:
+        harmless_cmd += f" --span-harmless-pass {p['span_harmless_pass']}"
+        harmless_why += (
+            f", the span point where at least {p['span_harmless_pass']} of every harmless "
+            f"dev set gets no span"
         )
     where = (
         f"ToxicChat dev and train, each train row scored by the run without its fold "

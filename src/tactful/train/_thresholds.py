@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ __all__ = [
     "harmless_floor",
     "harmless_pass_rates",
     "or_in_threshold",
+    "span_harmless_floor",
     "span_sets",
     "trial_span_key",
 ]
@@ -409,6 +410,44 @@ def span_sets(
     ]
 
 
+def span_harmless_floor(
+    mod: Any, sets: Mapping[str, Sequence[str]], pass_rate: float
+) -> tuple[float, dict[str, np.ndarray]]:
+    """The lowest span point of :data:`THRESHOLD_GRID` at which at least ``pass_rate`` of
+    each harmless set's texts get no span at all, and each set's pass rate at every
+    grid point. A span on a harmless text (``lesbian`` in a parent's question) points
+    at an identity word as toxic: the span point must not fall where that happens.
+
+    Raises
+    ------
+    ConfigError
+        No grid point lets every set pass; the message names the sets that fall short
+        at the grid's top and their pass rates there.
+    """
+    rates: dict[str, np.ndarray] = {}
+    for name, texts in sets.items():
+        if not texts:
+            continue
+        arrays = mod.predict_arrays(list(texts))
+        rates[name] = np.array(
+            [
+                np.mean([not c for c in span_sets(mod, list(texts), arrays, float(t))])
+                for t in THRESHOLD_GRID
+            ]
+        )
+    top = float(THRESHOLD_GRID[-1])
+    ok = np.all([r >= pass_rate - 1e-12 for r in rates.values()], axis=0)
+    if not ok.any():
+        short = ", ".join(
+            f"{name} {r[-1]:.3f}" for name, r in rates.items() if r[-1] < pass_rate - 1e-12
+        )
+        raise ConfigError(
+            f"No span point up to {top} lets every harmless dev set pass >= {pass_rate}: "
+            f"at {top}, {short}."
+        )
+    return float(THRESHOLD_GRID[int(np.argmax(ok))]), rates
+
+
 def trial_span_key(span_gold: str) -> str:
     """The card's ``dev`` key of the SemEval trial span F1 scored on ``span_gold``."""
     return (
@@ -473,6 +512,7 @@ def choose_thresholds(
     crossfit: list[tuple[str | Path, int, int]] | None = None,
     harmless_pass: float | None = None,
     category_harmless_pass: float | None = None,
+    span_harmless_pass: float | None = None,
 ) -> dict[str, Any]:
     """Per-head operating points on dev data (never test).
 
@@ -505,6 +545,9 @@ def choose_thresholds(
     the point is chosen on and each set's pass rate). ``category_harmless_pass``
     gives each harm category its flagging point ``CATEGORY_or`` above the harmless
     dev sets (:func:`choose_category_thresholds`'s ``harmless_pass``).
+    ``span_harmless_pass`` chooses the span point only from :func:`span_harmless_floor`
+    of the harmless dev sets up (``dev``: ``span_harmless_floor`` and each set's share
+    with no span at the point, ``span_harmless_dev_pass``).
     """
     from ..datasets import load_dataset
     from ..moderators.builtin import BuiltinModerator
@@ -577,7 +620,19 @@ def choose_thresholds(
     th["threat_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("threat")])
     th["insult_or"] = or_in_threshold(y, seq_j[:, SEQ_HEADS.index("insult")])
     span_gold = run_span_gold(stages)
-    th["span"], f = choose_span_threshold(mod, data_dir, span_gold)
+    span_grid = None
+    if span_harmless_pass is not None:
+        span_floor, span_rates = span_harmless_floor(
+            mod, harmless_dev_texts(data_dir), span_harmless_pass
+        )
+        span_grid = [float(t) for t in THRESHOLD_GRID if t >= span_floor - 1e-12]
+    th["span"], f = choose_span_threshold(mod, data_dir, span_gold, grid=span_grid)
+    if span_harmless_pass is not None:
+        at = int(np.flatnonzero(np.isclose(THRESHOLD_GRID, th["span"]))[0])
+        dev_fig["span_harmless_floor"] = span_floor
+        dev_fig["span_harmless_dev_pass"] = {
+            name: round(float(r[at]), 4) for name, r in span_rates.items()
+        }
     dev_fig[trial_span_key(span_gold)] = round(f, 4)
     point, fig = choose_delicate_threshold(mod, delicate_dev_rows(data_dir, stages))
     if point is not None:
