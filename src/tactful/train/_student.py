@@ -212,9 +212,8 @@ def student_examples(
     (:func:`~tactful.train._categories.category_mixture`, ``category_caps`` and
     ``template_rows`` defaulting to today's), then :func:`bank_examples` (ToxicChat's dev
     and test prompts and the category sources' dev texts held out; ``bank_rows``: see its
-    ``rows``), shuffled by the run's
-    seed. :func:`student` trains on them;
-    ``tactful train trained-texts`` rebuilds them from a run's ``train.json``."""
+    ``rows``), shuffled by the run's seed. :func:`student` trains on them; ``tactful train
+    trained-texts`` rebuilds them from a run's ``train.json``."""
     from ..datasets import load_dataset
     from ._categories import CATEGORY_CAPS, category_examples, category_mixture
     from ._categoryhead import TEMPLATE_ROWS
