@@ -32,6 +32,26 @@ CheckpointOpt = Annotated[
     float,
     typer.Option("--checkpoint-minutes", min=0.1, help="Save the state this often during a leg."),
 ]
+TemplateOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--template",
+        help="Add a set of training templates (repeat): " + ", ".join(TEMPLATE_SOURCES) + ".",
+        show_default=False,
+    ),
+]
+
+
+def _template_flags(template: list[str] | None) -> dict[str, bool]:
+    """``--template``'s sets as flags (``{"derogation": True}``); a one-line error for a
+    name that is no template set."""
+    unknown = sorted(set(template or []) - set(TEMPLATE_SOURCES))
+    if unknown:
+        raise typer.BadParameter(
+            f"{unknown[0]!r} is not a template set: one of {', '.join(TEMPLATE_SOURCES)}.",
+            param_hint="--template",
+        )
+    return dict.fromkeys(sorted(set(template or [])), True)
 
 
 def _commit_hint(path: Path) -> None:
@@ -71,16 +91,7 @@ def add_leg_commands(app: typer.Typer) -> None:
                 show_default=False,
             ),
         ] = None,
-        template: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--template",
-                help="Add a set of training templates (repeat): "
-                + ", ".join(TEMPLATE_SOURCES)
-                + ".",
-                show_default=False,
-            ),
-        ] = None,
+        template: TemplateOpt = None,
         categories: Annotated[
             bool,
             typer.Option(
@@ -103,12 +114,7 @@ def add_leg_commands(app: typer.Typer) -> None:
         """Start a run of low-rank adapters and heads on a frozen encoder, and run its first leg."""
         from ._config import require_train_extra
 
-        unknown = sorted(set(template or []) - set(TEMPLATE_SOURCES))
-        if unknown:
-            raise typer.BadParameter(
-                f"{unknown[0]!r} is not a template set: one of {', '.join(TEMPLATE_SOURCES)}.",
-                param_hint="--template",
-            )
+        flags = _template_flags(template)
         require_train_extra()
         from .._heads import CATEGORY_HEADS
         from ._categories import CATEGORY_CAPS
@@ -123,7 +129,7 @@ def add_leg_commands(app: typer.Typer) -> None:
                 "seed": seed,
                 "targeted": targeted,
                 "broad_toxicity": broad_toxicity,
-                **dict.fromkeys(sorted(set(template or [])), True),
+                **flags,
             }
             | ({"categories": True, "category_caps": dict(CATEGORY_CAPS)} if categories else {}),
             init=str(runs / init) if init else None,
@@ -237,16 +243,7 @@ def add_leg_commands(app: typer.Typer) -> None:
                 "--spans", min=0, help="Add this many SemEval-2021 posts with gold spans."
             ),
         ] = 0,
-        template: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--template",
-                help="Add a set of training templates (repeat): "
-                + ", ".join(TEMPLATE_SOURCES)
-                + ".",
-                show_default=False,
-            ),
-        ] = None,
+        template: TemplateOpt = None,
         init: Annotated[
             Path | None,
             typer.Option(
@@ -262,12 +259,7 @@ def add_leg_commands(app: typer.Typer) -> None:
         """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
         from ._student import student
 
-        unknown = sorted(set(template or []) - set(TEMPLATE_SOURCES))
-        if unknown:
-            raise typer.BadParameter(
-                f"{unknown[0]!r} is not a template set: one of {', '.join(TEMPLATE_SOURCES)}.",
-                param_hint="--template",
-            )
+        flags = _template_flags(template)
         path = student(
             out,
             teacher=teacher,
@@ -287,7 +279,7 @@ def add_leg_commands(app: typer.Typer) -> None:
             init=init,
             lr=lr,
             head_lr=head_lr,
-            **dict.fromkeys(sorted(set(template or [])), True),
+            **flags,
         )
         typer.echo(str(path / "export" / "model.onnx"))
 

@@ -378,15 +378,27 @@ def harmless_floor(scores: dict[str, np.ndarray], pass_rate: float) -> float:
         No grid point lets every set pass; the message names the sets that fall
         short at the grid's top and their pass rates there.
     """
+    return lowest_passing_point(harmless_pass_rates(scores), pass_rate, "toxicity")
+
+
+def lowest_passing_point(rates: Mapping[str, np.ndarray], pass_rate: float, what: str) -> float:
+    """The lowest point of :data:`THRESHOLD_GRID` at which every set's pass rate (``rates``:
+    one per grid point, growing with the point) is at least ``pass_rate``.
+
+    Raises
+    ------
+    ConfigError
+        No grid point lets every set pass; the message names the ``what`` point, and the
+        sets that fall short at the grid's top with their pass rates there.
+    """
     top = float(THRESHOLD_GRID[-1])
-    rates = harmless_pass_rates(scores)
     ok = np.all([r >= pass_rate - 1e-12 for r in rates.values()], axis=0)
     if not ok.any():
         short = ", ".join(
             f"{name} {r[-1]:.3f}" for name, r in rates.items() if r[-1] < pass_rate - 1e-12
         )
         raise ConfigError(
-            f"No toxicity point up to {top} lets every harmless dev set pass >= {pass_rate}: "
+            f"No {what} point up to {top} lets every harmless dev set pass >= {pass_rate}: "
             f"at {top}, {short}."
         )
     return float(THRESHOLD_GRID[int(np.argmax(ok))])
@@ -435,17 +447,7 @@ def span_harmless_floor(
                 for t in THRESHOLD_GRID
             ]
         )
-    top = float(THRESHOLD_GRID[-1])
-    ok = np.all([r >= pass_rate - 1e-12 for r in rates.values()], axis=0)
-    if not ok.any():
-        short = ", ".join(
-            f"{name} {r[-1]:.3f}" for name, r in rates.items() if r[-1] < pass_rate - 1e-12
-        )
-        raise ConfigError(
-            f"No span point up to {top} lets every harmless dev set pass >= {pass_rate}: "
-            f"at {top}, {short}."
-        )
-    return float(THRESHOLD_GRID[int(np.argmax(ok))]), rates
+    return lowest_passing_point(rates, pass_rate, "span"), rates
 
 
 def trial_span_key(span_gold: str) -> str:
