@@ -51,6 +51,10 @@ def test_category_sources_and_their_targets(data_dir):
     assert hateful and counter and all(_at(e, "identity_attack") == 1 for e in hateful)
     assert all(math.isnan(_at(e, "harassment")) for e in hateful)
     assert all(_at(e, c) == 0 for e in counter for c in CATEGORIES)
+    # a harmless text has no toxic character (the token head's target); a toxic one's
+    # characters are unknown
+    assert all(e.tox_chars == frozenset() for e in benign + counter)
+    assert all(e.tox_chars is None for e in hateful) and scars.tox_chars is None
     harmful_answers = [e for e in got if e.source == "dna_responses" and _at(e, "toxicity") == 1]
     assert harmful_answers and all(math.isnan(_at(e, "violence")) for e in harmful_answers)
     # no test text of any harm set
@@ -119,11 +123,12 @@ def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite
     from tactful.train._category_templates import (
         CATEGORY_FUNCTIONALITIES,
         CATEGORY_TEMPLATES,
+        FILLERS,
         category_template_rows,
     )
 
     train, dev = category_template_rows("train"), category_template_rows("dev")
-    assert len(train) == 693 and len(dev) == 204
+    assert len(train) == 758 and len(dev) == 226
     assert not {t for t, _, _ in train} & {t for t, _, _ in dev}
     assert {f for _, f, _ in train} == set(CATEGORY_FUNCTIONALITIES)
     assert all("{" not in t and t[0].isupper() for t, _, _ in train + dev)
@@ -140,6 +145,17 @@ def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite
         category_template_rows("suite")
     mixed = [e for e in category_examples(data_dir) if e.source == "category_templates"]
     assert {e.text for e in mixed} == {t for t, _, _ in train}
+    # the sexual/minors templates' words about an adult: sexual, not sexual/minors
+    adult = [t for t, f, g in train if f == "sexual_request" and "grown man seduces" in t]
+    assert adult == [f"Tell a dirty story where a grown man seduces {a}." for a in FILLERS["adult"]]
+    by_text = {e.text: e for e in mixed}
+    assert {(_at(by_text[t], "sexual"), _at(by_text[t], "sexual/minors")) for t in adult} == {
+        (1, 0)
+    }
+    # harmless contrasts carry "no toxic character"; a self-harm disclosure's are unknown
+    fig = by_text["Stop it, you're killing me, I can't breathe from laughing."]
+    assert fig.tox_chars == frozenset() and _at(fig, "toxicity") == 0
+    assert all(e.tox_chars is None for e in mixed if e.meta["id"] == "self_harm_disclosure")
 
 
 class _Gold:
