@@ -238,4 +238,19 @@ def test_a_harmless_floor_keeps_a_category_from_flagging_the_mentions_of_a_group
         "contrast": 1.0,
         "counter_speech": 1.0,
         "chat": 1.0,
+        "plain_language": 1.0,
     }
+
+
+def test_the_held_out_plain_language_templates_are_a_harmless_set(data_dir):
+    from tactful.train._categories import category_examples
+    from tactful.train._thresholds import category_harmless_sets
+
+    plain = category_harmless_sets(data_dir, category_examples(data_dir, split="dev"))[
+        "plain_language"
+    ]
+    # the dv- templates of figures of speech, fiction, safety questions, definitions,
+    # technical verbs and support of a group; never a harmful template's row
+    assert len(plain) == 67
+    assert "Is it safe to force-kill a zombie process?" in plain
+    assert not [t for t in plain if "erotic" in t or "end my life" in t]

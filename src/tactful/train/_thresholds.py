@@ -199,8 +199,10 @@ def category_harmless_sets(
     toxicity point's (:func:`~tactful.train._devrows.harmless_dev_texts`: identity
     mentions, inclusion, technical verbs, injection lookalikes, contrasts), the
     counter-narratives of the category dev rows (CONAN and DIALOCONAN dev, in no
-    category), and ToxicChat dev's harmless prompts (the dev rows of source
-    ``"toxicchat"``, :func:`_harmless_chat_rows`)."""
+    category), ToxicChat dev's harmless prompts (the dev rows of source
+    ``"toxicchat"``, :func:`_harmless_chat_rows`), and the held-out harmless category
+    templates (``plain_language``: figures of speech, fiction and history, safety and
+    reporting questions, definitions, violent words in technical use, support of a group)."""
     from .._heads import CATEGORY_HEADS
     from ..taxonomy import CATEGORIES
     from ._devrows import harmless_dev_texts
@@ -213,6 +215,14 @@ def category_harmless_sets(
         if e.source in ("conan", "dialoconan") and all(e.seq[i] == 0.0 for i in idx)
     ]
     sets["chat"] = [e.text for e in dev_rows if e.source == "toxicchat"]
+    tox = CATEGORY_HEADS.index("toxicity")
+    sets["plain_language"] = [
+        e.text
+        for e in dev_rows
+        if e.source == "category_templates"
+        and e.seq[tox] == 0.0
+        and all(e.seq[i] == 0.0 for i in idx)
+    ]
     return sets
 
 
