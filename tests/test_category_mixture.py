@@ -128,7 +128,7 @@ def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite
     )
 
     train, dev = category_template_rows("train"), category_template_rows("dev")
-    assert len(train) == 804 and len(dev) == 234
+    assert len(train) == 824 and len(dev) == 240
     assert not {t for t, _, _ in train} & {t for t, _, _ in dev}
     assert {f for _, f, _ in train} == set(CATEGORY_FUNCTIONALITIES)
     assert all("{" not in t and t[0].isupper() for t, _, _ in train + dev)
@@ -190,7 +190,8 @@ def test_category_points_are_chosen_on_the_dev_parts(data_dir):
     cats = fig["categories"]
     assert fig["category_dev_rows"] == len(dev) and list(cats) == list(CATEGORIES)
     hate = cats["hate"]
-    assert (hate["auc"], hate["f1"], th["hate"]) == (1.0, 1.0, 0.125)
+    # every point in (0.1, 0.9] is perfect: the one-standard-error rule takes the highest
+    assert (hate["auc"], hate["f1"], th["hate"]) == (1.0, 1.0, 0.9)
     assert hate["positives"] >= CATEGORY_MIN_ROWS and hate["rows"] > hate["positives"]
     assert cats["sexual"]["auc"] < 0.75 and th["sexual"] != 0.125
     few = [c for c in CATEGORIES if cats[c]["positives"] < CATEGORY_MIN_ROWS]

@@ -449,6 +449,22 @@ def test_best_f1_threshold_plain_and_resampled():
     assert best_f1_threshold(y, p, resamples=200, seed=3) == (tr, f1r)
 
 
+def test_best_f1_threshold_one_standard_error_takes_the_top_of_a_flat_range():
+    import numpy as np
+
+    from tactful.train import best_f1_threshold
+
+    # perfect for every point in (0.1, 0.4]: the lowest of them, or the highest
+    y = np.array([1] * 10 + [0] * 10)
+    p = np.array([0.8] * 9 + [0.4] + [0.1] * 10)
+    assert best_f1_threshold(y, p, resamples=200) == (0.125, 1.0)
+    assert best_f1_threshold(y, p, resamples=200, one_se=True) == (0.4, 1.0)
+    # a point past the range loses a positive in most resamples: more than one error off
+    assert best_f1_threshold(y, p, resamples=200, one_se=True, lowest=0.2) == (0.4, 1.0)
+    # without resamples there is no standard error: the plain choice
+    assert best_f1_threshold(y, p, one_se=True) == (0.125, 1.0)
+
+
 def test_best_f1_threshold_lowest_and_the_harmless_floor():
     import numpy as np
 

@@ -254,6 +254,14 @@ def add_leg_commands(app: typer.Typer) -> None:
         ] = None,
         lr: Annotated[float, typer.Option("--lr", help="The encoder's learning rate.")] = 5e-5,
         head_lr: Annotated[float, typer.Option("--head-lr")] = 1e-3,
+        category_repeat: Annotated[
+            int,
+            typer.Option(
+                "--category-repeat",
+                min=1,
+                help="With --categories: each category template row this many times.",
+            ),
+        ] = 1,
         data_dir: DataDirOpt = None,
     ) -> None:
         """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
@@ -279,6 +287,7 @@ def add_leg_commands(app: typer.Typer) -> None:
             init=init,
             lr=lr,
             head_lr=head_lr,
+            category_repeat=category_repeat,
             **flags,
         )
         typer.echo(str(path / "export" / "model.onnx"))

@@ -448,6 +448,7 @@ def recorded_stage_examples(
             category_caps=cats.get("caps"),
             template_rows=cats.get("template_rows"),
             bank_rows=tb.get("bank_rows"),
+            category_repeat=int(cats.get("category_repeat", 1)),
             **template_flags(config),
         )
         return examples, seed

@@ -204,13 +204,17 @@ def student_examples(
     category_caps: Mapping[str, int] | None = None,
     template_rows: int | None = None,
     bank_rows: Mapping[str, int] | None = None,
+    category_repeat: int = 1,
     **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int, dict[str, Any]]:
     """A bank student's examples in training order, the run's seed, and what they hold:
     :func:`~tactful.train.distill_examples`'s mixture of ``stage`` (without extra texts),
     with ``categories`` widened and joined by the category sources
     (:func:`~tactful.train._categories.category_mixture`, ``category_caps`` and
-    ``template_rows`` defaulting to today's), then :func:`bank_examples` (ToxicChat's dev
+    ``template_rows`` defaulting to today's; each category template row
+    ``category_repeat`` times: 824 of some 36,000 rows otherwise, too few to outweigh the
+    teacher's scores on the banked texts, which call a figure of speech self-harm), then
+    :func:`bank_examples` (ToxicChat's dev
     and test prompts and the category sources' dev texts held out; ``bank_rows``: see its
     ``rows``), shuffled by the run's seed. :func:`student` trains on them; ``tactful train
     trained-texts`` rebuilds them from a run's ``train.json``."""
@@ -234,12 +238,17 @@ def student_examples(
         caps = dict(CATEGORY_CAPS if category_caps is None else category_caps)
         rows = TEMPLATE_ROWS if template_rows is None else template_rows
         heads = CATEGORY_HEADS
+        if category_repeat < 1:
+            raise ConfigError(f"category_repeat must be at least 1, not {category_repeat}.")
         mixture = category_mixture(mixture, data_dir, caps, template_rows=rows)
+        mixture += [e for e in mixture if e.source == "category_templates"] * (category_repeat - 1)
         extra_summary["categories"] = {
             "caps": caps,
             "template_rows": rows,
             "examples": len(mixture),
         }
+        if category_repeat > 1:
+            extra_summary["categories"]["category_repeat"] = category_repeat
     examples, summary = bank_examples(
         mixture,
         bank,
@@ -284,6 +293,7 @@ def student(
     init: str | Path | None = None,
     lr: float = 5e-5,
     head_lr: float = 1e-3,
+    category_repeat: int = 1,
     **templates: Unpack[TemplateFlags],
 ) -> Path:
     """Train a MiniLM student on :func:`bank_examples` of stage ``stage``'s mixture, and
@@ -302,7 +312,8 @@ def student(
     toxic-language templates with their categories), and then take the bank's soft
     targets, for the categories as well when the bank's teacher has them (a
     ``builtin-large`` 3.x bank): the student learns each category with its encoder from
-    the teacher's score on every banked text, not from the category sources' labels alone."""
+    the teacher's score on every banked text, not from the category sources' labels alone;
+    ``category_repeat``: see :func:`student_examples`."""
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
@@ -327,6 +338,7 @@ def student(
         spans=spans,
         categories=categories,
         max_bank_only=max_bank_only,
+        category_repeat=category_repeat,
         **templates,
     )
     heads = CATEGORY_HEADS if categories else SEQ_HEADS

@@ -87,6 +87,7 @@ def best_f1_threshold(
     resamples: int = 0,
     seed: int = 0,
     lowest: float | None = None,
+    one_se: bool = False,
 ) -> tuple[float, float]:
     """The threshold of :data:`THRESHOLD_GRID` with the best F1 of ``p >= t``, and that F1.
 
@@ -98,6 +99,12 @@ def best_f1_threshold(
     follows a handful of rows, the mean over resamples is the expected F1 of a
     threshold. The F1 returned is always the plain F1 of the chosen threshold.
     Ties go to the lowest threshold.
+
+    ``one_se`` (with ``resamples``) takes the *highest* threshold whose mean F1 is within
+    one standard error of the best (the standard deviation of the best point's F1 over the
+    resamples): Breiman's one-standard-error rule, for a point chosen on few positives
+    (a harm category's dozen dev rows), where F1 is flat over a wide range and the lowest
+    point of that range flags whatever scores a little above nothing.
     """
     n = len(y)
     outcomes = _grid_outcomes(y, p)
@@ -106,12 +113,16 @@ def best_f1_threshold(
         rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
         counts = np.zeros((resamples, n))
         np.add.at(counts, (np.arange(resamples)[:, None], rows), 1.0)
-        criterion = _weighted_grid_f1(counts, outcomes).mean(axis=0)
+        per_resample = _weighted_grid_f1(counts, outcomes)
+        criterion = per_resample.mean(axis=0)
     else:
         criterion = plain
     if lowest is not None:
         criterion = np.where(THRESHOLD_GRID >= lowest - 1e-9, criterion, -np.inf)
     best = int(np.argmax(criterion > criterion.max() - 1e-12))
+    if one_se and resamples > 0:
+        within = criterion >= criterion[best] - per_resample[:, best].std() - 1e-12
+        best = int(np.flatnonzero(within).max())
     return float(THRESHOLD_GRID[best]), float(plain[best])
 
 
@@ -232,6 +243,7 @@ def choose_category_thresholds(
     categories: Sequence[str],
     *,
     harmless_pass: float | None = None,
+    one_se: bool = True,
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Each harm category's operating point on the category sources' ``dev`` parts
     (:func:`~tactful.train._categories.category_examples` with ``split="dev"``: the harm
@@ -239,7 +251,9 @@ def choose_category_thresholds(
     templates of ordinary toxic language and its harmless contrasts with their categories,
     :func:`~tactful.train._categories.template_category_examples`; and ToxicChat dev's
     harmless prompts, in no category), the best mean F1 over
-    :data:`DEV_RESAMPLES` bootstrap resamples of the rows that label the category, and
+    :data:`DEV_RESAMPLES` bootstrap resamples of the rows that label the category (with
+    ``one_se``, the highest point within one standard error of it:
+    :func:`best_f1_threshold`), and
     the dev figures: per category its rows, positives, AUC and F1 at the point. A
     category with fewer than :data:`CATEGORY_MIN_ROWS` rows in or out of it keeps 0.5.
 
@@ -286,11 +300,11 @@ def choose_category_thresholds(
             except ConfigError:
                 floor = float(THRESHOLD_GRID[-1])
         if pos >= CATEGORY_MIN_ROWS and len(y) - pos >= CATEGORY_MIN_ROWS:
-            th[c], f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES)
+            th[c], f1 = best_f1_threshold(y, p, resamples=DEV_RESAMPLES, one_se=one_se)
             entry |= {"auc": round(float(roc_auc(y, p) or 0.0), 4), "f1": round(f1, 4)}
             if floor is not None:
                 th[f"{c}_or"], f1_or = best_f1_threshold(
-                    y, p, resamples=DEV_RESAMPLES, lowest=floor
+                    y, p, resamples=DEV_RESAMPLES, lowest=floor, one_se=one_se
                 )
                 entry["f1_or"] = round(f1_or, 4)
         else:
