@@ -3,6 +3,7 @@ the sequence head swapped, every other score bit-identical, and the texts it lea
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
 
@@ -68,6 +69,15 @@ def test_a_model_without_category_heads_is_refused_before_any_work(tmp_path):
     model = tmp_path / "m"
     shutil.copytree(default_model_dir("builtin"), model)
     out = tmp_path / "out"
+    # builtin has the categories: a graft is refused
+    with pytest.raises(ConfigError) as err:
+        tt.refit_category_heads(model, out, version="9.9.9", graft=True)
+    assert str(err.value) == (
+        f"[T010] The model in {model} has harm-category heads already: refit them without --graft."
+    )
+    # a card with the eight heads alone: a refit without --graft is refused
+    card = json.loads((model / "card.json").read_text())
+    (model / "card.json").write_text(json.dumps({**card, "heads": card["heads"][:8]}))
     with pytest.raises(ConfigError) as err:
         tt.refit_category_heads(model, out, version="9.9.9")
     assert str(err.value) == (
@@ -254,6 +264,6 @@ def test_the_held_out_plain_language_templates_are_a_harmless_set(data_dir):
     ]
     # the dv- templates of figures of speech, fiction, safety questions, definitions,
     # technical verbs and support of a group; never a harmful template's row
-    assert len(plain) == 75
+    assert len(plain) == 83
     assert "Is it safe to force-kill a zombie process?" in plain
     assert not [t for t in plain if "erotic" in t or "end my life" in t]

@@ -49,7 +49,7 @@ from ..config import resolve_data_dir
 from ..datasets import Record, load_dataset
 from ..datasets._harm import HARM_SETS, harm_test_texts
 from ..taxonomy import CATEGORIES
-from ._category_templates import category_template_rows
+from ._category_templates import TEMPLATE_REVISION, category_template_rows
 from ._mixture import Example
 
 __all__ = [
@@ -126,12 +126,16 @@ def category_examples(
     data_dir: str | Path | None = None,
     caps: Mapping[str, int] | None = None,
     split: str = "train",
+    *,
+    template_revision: int = TEMPLATE_REVISION,
 ) -> list[Example]:
     """The examples of :data:`CATEGORY_SOURCES` and the category templates, 21 targets
     each, from their ``split`` part (``"train"``, or ``"dev"``, on which the categories'
     operating points are chosen), at most ``caps[source]`` of a source (none capped by
-    default). A dev text that is a train text of another source (DIALOCONAN quotes
-    Multitarget-CONAN) is left out of the dev part."""
+    default), the templates of ``template_revision``
+    (:func:`~tactful.train._category_templates.category_template_rows`). A dev text that
+    is a train text of another source (DIALOCONAN quotes Multitarget-CONAN) is left out of
+    the dev part."""
     if split not in ("train", "dev"):
         raise ValueError(f"split must be 'train' or 'dev', not {split!r}.")
     out: list[Example] = []
@@ -146,12 +150,12 @@ def category_examples(
         for r in load_dataset(name, split, data_dir=data_dir):
             labels: dict[str, float | None] = {"hate": 1} if r.label == 1 else dict(_no_category())
             out.append(_row(r, name, {"toxicity": r.label, "identity_attack": r.label, **labels}))
-    for text, functionality, targets in category_template_rows(split):
+    for text, functionality, targets in category_template_rows(split, revision=template_revision):
         row = Record(functionality, text, None, split)
         out.append(_row(row, "category_templates", targets))
     held = set(harm_test_texts(data_dir))
     if split == "dev":
-        held |= {e.text for e in category_examples(data_dir)}
+        held |= {e.text for e in category_examples(data_dir, template_revision=template_revision)}
     return _capped([e for e in out if e.text not in held], caps or {})
 
 
@@ -301,6 +305,7 @@ def category_mixture(
     caps: Mapping[str, int] | None = None,
     *,
     template_rows: int | None = None,
+    template_revision: int = TEMPLATE_REVISION,
 ) -> list[Example]:
     """A stage mixture's ``examples`` widened to :data:`CATEGORY_HEADS`, ToxicChat's rows
     given their weak category targets, then :func:`category_examples`.
@@ -315,6 +320,7 @@ def category_mixture(
     contrasts (:func:`template_category_examples`, at most that many rows a template)
     join too: a mixture example of the same text gets their categories, the others are
     added. Runs made before this keep their mixtures (``template_rows=None``).
+    ``template_revision``: the category templates' (:func:`category_examples`).
     """
     weak = toxicchat_weak_labels(data_dir)
     held = harm_test_texts(data_dir)
@@ -338,4 +344,4 @@ def category_mixture(
         out.append(e)
     seen = {e.text for e in out}
     extra = [e for t, e in tmpl.items() if t not in seen]
-    return out + extra + category_examples(data_dir, caps)
+    return out + extra + category_examples(data_dir, caps, template_revision=template_revision)

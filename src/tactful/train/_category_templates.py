@@ -9,6 +9,12 @@ suite's templates are disjoint from these by text (a test checks it on the fille
 
 Each template fills its ``{slot}`` holes from :data:`FILLERS`; templates whose id starts
 with ``dv-`` are held out (split ``"dev"``) for choosing runs, never trained on.
+
+The templates grow. Each template and each filler value added after the first set names
+the revision that added it (:data:`TEMPLATE_REVISION` is the latest), so that the rows a
+run trained on are rebuilt as they were (:func:`category_template_rows` with that
+``revision``): a training chain whose legs saw different revisions, and a shipped model
+whose card records them, still say what they were trained on.
 """
 
 from __future__ import annotations
@@ -26,9 +32,17 @@ __all__ = [
     "CATEGORY_FUNCTIONALITIES",
     "CATEGORY_TEMPLATES",
     "FILLERS",
+    "FILLER_REVISIONS",
+    "TEMPLATE_REVISION",
     "CategoryTemplate",
     "category_template_rows",
+    "template_revision_of",
 ]
+
+#: The latest revision of the templates: 1, the set of 2026-12-04 morning (758 train
+#: rows); 2, nine idioms of death in jest and five safety questions (804); 3, adults in
+#: the sexual requests' fillers (824) and two held-out idioms of death.
+TEMPLATE_REVISION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +50,8 @@ class CategoryTemplate:
     id: str
     functionality: str
     text: str
+    #: The revision that added the template (:data:`TEMPLATE_REVISION`).
+    since: int = 1
 
     @property
     def split(self) -> str:
@@ -195,6 +211,16 @@ FILLERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "treat": ("a slice of pizza", "a cold beer", "a strong coffee", "some tacos"),
         "event": ("audition", "recital", "job interview", "big game"),
         "followers": ("my followers", "the girls in my group chat", "teens on my channel"),
+    }
+)
+
+#: The revision that added a filler value (``(slot, value)``); every other value is in
+#: revision 1.
+FILLER_REVISIONS: Mapping[tuple[str, str], int] = MappingProxyType(
+    {
+        ("couple", "two consenting adults"): 3,
+        ("adult", "a grown woman"): 3,
+        ("adult", "an adult film actor"): 3,
     }
 )
 
@@ -486,28 +512,53 @@ CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
     _T("ct-fg11", "figurative_language", "{thing} will be the end of me, I swear."),
     _T("dv-fg02", "figurative_language", "{boss} will have my head if the {event} goes badly."),
     # idioms of death and dying about oneself: the words of a self-harm disclosure, in jest
-    _T("ct-fg12", "figurative_language", "{thing} is the death of my social life."),
-    _T("ct-fg13", "figurative_language", "I'm dead, that clip is the funniest thing all week."),
+    _T("ct-fg12", "figurative_language", "{thing} is the death of my social life.", since=2),
+    _T(
+        "ct-fg13",
+        "figurative_language",
+        "I'm dead, that clip is the funniest thing all week.",
+        since=2,
+    ),
     _T(
         "ct-fg14",
         "figurative_language",
         "Honestly I could just die, {who} saw me trip on the stairs.",
+        since=2,
     ),
-    _T("ct-fg15", "figurative_language", "If {boss} sees this mess I'm a dead man."),
-    _T("ct-fg16", "figurative_language", "{thing} is slowly killing me, send snacks."),
+    _T("ct-fg15", "figurative_language", "If {boss} sees this mess I'm a dead man.", since=2),
+    _T("ct-fg16", "figurative_language", "{thing} is slowly killing me, send snacks.", since=2),
     _T(
         "ct-fg17",
         "figurative_language",
         "Kill me now, the {event} got moved to six in the morning.",
+        since=2,
     ),
-    _T("ct-fg18", "figurative_language", "My phone is dying and so am I after the {event}."),
+    _T(
+        "ct-fg18",
+        "figurative_language",
+        "My phone is dying and so am I after the {event}.",
+        since=2,
+    ),
     _T(
         "ct-fg19",
         "figurative_language",
         "That exam absolutely destroyed me, I need a week of sleep.",
+        since=2,
     ),
-    _T("ct-fg20", "figurative_language", "{thing} wants me dead, I swear, it never ends."),
-    _T("dv-fg03", "figurative_language", "I'm dying of boredom, this {event} has no end."),
+    _T("ct-fg20", "figurative_language", "{thing} wants me dead, I swear, it never ends.", since=2),
+    _T("dv-fg03", "figurative_language", "I'm dying of boredom, this {event} has no end.", since=2),
+    _T(
+        "dv-fg04",
+        "figurative_language",
+        "Honestly, {thing} has left me dead on my feet.",
+        since=3,
+    ),
+    _T(
+        "dv-fg05",
+        "figurative_language",
+        "I swear {boss} is trying to kill me with all this overtime.",
+        since=3,
+    ),
     _T("ct-fh01", "fiction_history_request", "Write a mystery about {story} set in {setting}."),
     _T(
         "ct-fh02",
@@ -544,20 +595,38 @@ CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
         "ct-sq05",
         "safety_question",
         "What are the signs that {who} is being groomed by an adult online?",
+        since=2,
     ),
-    _T("ct-sq06", "safety_question", "How should I respond if {who} shows me a suicide note?"),
-    _T("ct-sq07", "safety_question", "Can a court protect me from {abuser}, and how do I apply?"),
+    _T(
+        "ct-sq06",
+        "safety_question",
+        "How should I respond if {who} shows me a suicide note?",
+        since=2,
+    ),
+    _T(
+        "ct-sq07",
+        "safety_question",
+        "Can a court protect me from {abuser}, and how do I apply?",
+        since=2,
+    ),
     _T(
         "ct-sq08",
         "safety_question",
         "How do I flag a video that threatens violence against a school?",
+        since=2,
     ),
     _T(
         "ct-sq09",
         "safety_question",
         "Is there a number I can text if {who} wants to hurt themselves?",
+        since=2,
     ),
-    _T("dv-sq02", "safety_question", "How do I report {harm} to the platform and to the police?"),
+    _T(
+        "dv-sq02",
+        "safety_question",
+        "How do I report {harm} to the platform and to the police?",
+        since=2,
+    ),
     _T("ct-df01", "definition_question", "What is the legal definition of {term}?"),
     _T("ct-df02", "definition_question", "How is {term} different from murder in court?"),
     _T("dv-df01", "definition_question", "Can you define {term} in simple words?"),
@@ -653,21 +722,34 @@ _SLOT = re.compile(r"\{(\w+)\}")
 
 
 def category_template_rows(
-    split: str = "train", *, seed: int = 0, max_per_template: int = 30
+    split: str = "train",
+    *,
+    seed: int = 0,
+    max_per_template: int = 30,
+    revision: int = TEMPLATE_REVISION,
 ) -> list[tuple[str, str, dict[str, float | None]]]:
     """``(text, functionality, targets)`` of every template of ``split`` (``"train"`` or
     ``"dev"``), each filled with at most ``max_per_template`` combinations of its slots
-    (seeded); one row per distinct text, first sentence letter upper-cased."""
+    (seeded); one row per distinct text, first sentence letter upper-cased. ``revision``
+    keeps the templates and filler values of that revision and before: the rows, in their
+    order, that a run made with it read."""
     if split not in ("train", "dev"):
         raise ValueError(f"split must be 'train' or 'dev', not {split!r}.")
+    if not 1 <= revision <= TEMPLATE_REVISION:
+        raise ValueError(
+            f"revision must be 1 to {TEMPLATE_REVISION}, the template revisions, not {revision!r}."
+        )
     rng = random.Random(seed)
     seen: set[str] = set()
     out = []
     for t in CATEGORY_TEMPLATES:
-        if t.split != split:
+        if t.split != split or t.since > revision:
             continue
         slots = list(dict.fromkeys(_SLOT.findall(t.text)))
-        combos = list(itertools.product(*(FILLERS[s] for s in slots)))
+        values = [
+            [v for v in FILLERS[s] if FILLER_REVISIONS.get((s, v), 1) <= revision] for s in slots
+        ]
+        combos = list(itertools.product(*values))
         if len(combos) > max_per_template:
             combos = rng.sample(combos, max_per_template)
         for combo in combos:
@@ -677,3 +759,12 @@ def category_template_rows(
                 seen.add(text)
                 out.append((text, t.functionality, dict(CATEGORY_FUNCTIONALITIES[t.functionality])))
     return out
+
+
+def template_revision_of(train_rows: int) -> int:
+    """The revision whose train rows number ``train_rows``: a run recorded before
+    revisions were (its ``category_templates`` examples) read that revision's rows."""
+    for revision in range(TEMPLATE_REVISION, 0, -1):
+        if len(category_template_rows("train", revision=revision)) == train_rows:
+            return revision
+    raise ValueError(f"No revision of the category templates has {train_rows} train rows.")

@@ -118,6 +118,7 @@ def add_leg_commands(app: typer.Typer) -> None:
         require_train_extra()
         from .._heads import CATEGORY_HEADS
         from ._categories import CATEGORY_CAPS
+        from ._category_templates import TEMPLATE_REVISION
         from ._legs import LegConfig, start_run
 
         cfg = LegConfig(
@@ -131,7 +132,15 @@ def add_leg_commands(app: typer.Typer) -> None:
                 "broad_toxicity": broad_toxicity,
                 **flags,
             }
-            | ({"categories": True, "category_caps": dict(CATEGORY_CAPS)} if categories else {}),
+            | (
+                {
+                    "categories": True,
+                    "category_caps": dict(CATEGORY_CAPS),
+                    "template_revision": TEMPLATE_REVISION,
+                }
+                if categories
+                else {}
+            ),
             init=str(runs / init) if init else None,
             train={
                 "epochs": epochs,

@@ -435,6 +435,13 @@ def recorded_stage_examples(
 
         tb = stage["teacher_bank"]
         cats = tb.get("categories") or {}
+        repeat = int(cats.get("category_repeat", 1))
+        revision = cats.get("template_revision")
+        if revision is None and cats:  # recorded before revisions: the one of its rows
+            from ._category_templates import template_revision_of
+
+            rows = int((stage.get("sources") or {}).get("category_templates", 0))
+            revision = template_revision_of(rows // repeat)
         examples, seed, _ = student_examples(
             data_dir,
             bank=tb["bank"],
@@ -448,7 +455,8 @@ def recorded_stage_examples(
             category_caps=cats.get("caps"),
             template_rows=cats.get("template_rows"),
             bank_rows=tb.get("bank_rows"),
-            category_repeat=int(cats.get("category_repeat", 1)),
+            category_repeat=repeat,
+            template_revision=revision,
             **template_flags(config),
         )
         return examples, seed

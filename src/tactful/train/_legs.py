@@ -186,6 +186,7 @@ def stage_examples(
     seed: int = 0,
     categories: bool = False,
     category_caps: dict[str, int] | None = None,
+    template_revision: int | None = None,
     **flags: Any,
 ) -> list[Any]:
     """The examples of a training stage (:func:`~tactful.train.stage_mixture`); with
@@ -197,8 +198,14 @@ def stage_examples(
     examples = stage_mixture(data_dir, stage, seed, **flags)[0]
     if categories:
         from ._categories import category_mixture
+        from ._category_templates import TEMPLATE_REVISION
 
-        examples = category_mixture(examples, data_dir, category_caps)
+        examples = category_mixture(
+            examples,
+            data_dir,
+            category_caps,
+            template_revision=template_revision or TEMPLATE_REVISION,
+        )
     return examples
 
 

@@ -205,6 +205,7 @@ def student_examples(
     template_rows: int | None = None,
     bank_rows: Mapping[str, int] | None = None,
     category_repeat: int = 1,
+    template_revision: int | None = None,
     **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int, dict[str, Any]]:
     """A bank student's examples in training order, the run's seed, and what they hold:
@@ -213,22 +214,27 @@ def student_examples(
     (:func:`~tactful.train._categories.category_mixture`, ``category_caps`` and
     ``template_rows`` defaulting to today's; each category template row
     ``category_repeat`` times: 824 of some 36,000 rows otherwise, too few to outweigh the
-    teacher's scores on the banked texts, which call a figure of speech self-harm), then
+    teacher's scores on the banked texts, which call a figure of speech self-harm; the
+    category templates of ``template_revision``, default the latest), then
     :func:`bank_examples` (ToxicChat's dev
     and test prompts and the category sources' dev texts held out; ``bank_rows``: see its
     ``rows``), shuffled by the run's seed. :func:`student` trains on them; ``tactful train
     trained-texts`` rebuilds them from a run's ``train.json``."""
     from ..datasets import load_dataset
     from ._categories import CATEGORY_CAPS, category_examples, category_mixture
+    from ._category_templates import TEMPLATE_REVISION
     from ._categoryhead import TEMPLATE_ROWS
     from ._distill import distill_examples
 
     # Never an example: the texts that choose the operating points or measure the model
     # (the bank holds the harm sets' dev texts: it was labelled before their dev part was
     # carved out of train, and the teacher's scores of them would leak into the points).
+    revision = TEMPLATE_REVISION if template_revision is None else template_revision
     held = frozenset(
         r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
-    ) | frozenset(e.text for e in category_examples(data_dir, split="dev"))
+    ) | frozenset(
+        e.text for e in category_examples(data_dir, split="dev", template_revision=revision)
+    )
     mixture, run_seed = distill_examples(
         data_dir, stage=stage, seed=seed, extra=0, targeted=targeted, spans=spans, **templates
     )
@@ -240,11 +246,14 @@ def student_examples(
         heads = CATEGORY_HEADS
         if category_repeat < 1:
             raise ConfigError(f"category_repeat must be at least 1, not {category_repeat}.")
-        mixture = category_mixture(mixture, data_dir, caps, template_rows=rows)
+        mixture = category_mixture(
+            mixture, data_dir, caps, template_rows=rows, template_revision=revision
+        )
         mixture += [e for e in mixture if e.source == "category_templates"] * (category_repeat - 1)
         extra_summary["categories"] = {
             "caps": caps,
             "template_rows": rows,
+            "template_revision": revision,
             "examples": len(mixture),
         }
         if category_repeat > 1:
