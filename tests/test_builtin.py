@@ -11,6 +11,7 @@ from plain_cases import PLAIN, check_no_spans_on_prompts, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
+from tactful._heads import CATEGORY_HEADS
 from tactful.cli import app
 from tactful.errors import PARAM_MESSAGE, ConfigError, ModelError, UnknownNameError
 from tactful.moderators.builtin import (
@@ -40,36 +41,28 @@ def test_card_pins_the_shipped_files():
     for name, digest in card["sha256"].items():
         assert hashlib.sha256((MODEL_DIR / name).read_bytes()).hexdigest() == digest
     assert (MODEL_DIR / "model.onnx").stat().st_size <= 30_000_000
-    # model 2.1.1: 2.1.0 (a four-layer MiniLM student of builtin-large 2.2.0, stage 7,
-    # then a chat pass from its weights, stage 10, dynamic int8) with its token head
-    # refit on the frozen encoder (tactful train span-head): no span on clean prompts
-    # 2.1.2: 2.1.1 with its delicate point chosen on the 303 DeTexD rows its training never
-    # drew (tactful train delicate-point); every model file is 2.1.1's
-    assert card["version"] == "2.1.2" and card["quantization"] == "dynamic"
-    assert card["delicate_point"]["from"] == {"version": "2.1.1", "delicate": 0.5}
-    assert card["thresholds"]["delicate"] == 0.3
-    assert card["dev"]["detexd_heldout_rows"] == 303
-    assert (
-        card["dev"]["detexd_heldout_delicate_f1_at_0.5"]
-        < card["dev"]["detexd_heldout_delicate_crossfit_f1"]
-    )
-    refit = card["span_head"]
-    assert refit["from"]["version"] == "2.1.0"
-    assert refit["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
-    assert (
-        refit["dev"]["held_out_prompts_with_span"]
-        < refit["dev"]["held_out_prompts_with_span_before"]
-    )
-    assert card["architecture"].startswith("MiniLM-L4-H384 encoder")
-    assert card["base_model"].endswith("; the student keeps its first 4 layers")
+    # model 3.0.0: a six-layer MiniLM student of the teacher-label bank of builtin-large
+    # 3.2.0 with a head per harm category, three legs of stage 7 (runs/b4, then runs/b5 and
+    # runs/b6 from the weights before, the last with each category template four times),
+    # dynamic int8; its category points by the one-standard-error rule, each flagging
+    # point above the harmless dev sets (docs/research/model-3.md)
+    assert card["version"] == "3.0.0" and card["quantization"] == "dynamic"
+    assert card["heads"] == list(CATEGORY_HEADS)
+    assert card["architecture"].startswith("MiniLM-L6-H384 encoder")
+    assert card["base_model"].endswith("; the student keeps its first 6 layers")
     training = card["training"]
-    assert list(training) == ["stage7", "stage10"]
+    assert list(training) == ["stage7", "stage7_2", "stage7_3"]
     for stage in training.values():
-        assert stage["config"]["teacher"] == "src/tactful/models/builtin-large"
-        assert stage["teacher_model"]["version"] == "2.2.0"
-    assert training["stage10"]["config"]["init"] == "runs/s23/model.pt"
-    assert set(card["thresholds"]) >= {"toxicity", "jailbreak", "delicate", "span"}
-    assert all(0.0 < v < 1.0 for v in card["thresholds"].values())
+        assert stage["config"]["teacher"] == "bank:builtin-large-3.2.0"
+        assert stage["teacher_bank"]["teacher"]["version"] == "3.2.0"
+    assert training["stage7_2"]["config"]["init"] == "runs/b4/model.pt"
+    assert training["stage7_3"]["config"]["init"] == "runs/b5/model.pt"
+    assert training["stage7_3"]["teacher_bank"]["categories"]["category_repeat"] == 4
+    points = card["thresholds"]
+    assert set(points) >= {"toxicity", "jailbreak", "delicate", "span", *CATEGORIES}
+    assert all(0.0 < v < 1.0 for v in points.values())
+    assert all(points[f"{c}_or"] >= points[c] for c in CATEGORIES)
+    assert list(card["categories"]) == list(CATEGORIES)
 
 
 def test_tampered_model_is_refused(tmp_path):
@@ -150,9 +143,10 @@ def test_one_forward_pass_answers_every_head(builtin):
     [a] = builtin.analyze(["you absolute idiot"])
     heads = ("toxicity", "offensive", "insult", "threat", "identity_attack", "profanity")
     assert SEQ_HEADS == (*heads, "jailbreak", "delicate")
-    assert set(a.scores) == set(heads)
+    # model 3.0.0 scores the 13 harm categories in the same pass
+    assert set(a.scores) == {*heads, *CATEGORIES}
     assert a.jailbreak is not None and a.delicate is not None
-    assert set(a.flags) == set(SEQ_HEADS)
+    assert set(a.flags) == {*SEQ_HEADS, *CATEGORIES}
 
 
 def test_insult_is_flagged_and_pointed_at(builtin):
@@ -165,8 +159,8 @@ def test_insult_is_flagged_and_pointed_at(builtin):
 
 def test_plain_cases(builtin):
     got = check_plain_cases(builtin)
-    assert [(s.start, s.end, s.label) for s in got[0].spans] == [(7, 15, "threat")]
-    assert PLAIN[0][0][7:15] == "kill you"
+    assert [(s.start, s.end, s.label) for s in got[0].spans] == [(2, 15, "threat")]
+    assert PLAIN[0][0][2:15] == "will kill you"
 
 
 def test_prompts_that_switch_rules_off_get_no_span(builtin):
@@ -187,11 +181,13 @@ def test_thoughts_of_suicide_and_grief_are_delicate_and_small_talk_is_not(builti
         "What's the weather like in Paris tomorrow?",
     ]
     got = builtin.analyze(texts)
+    # model 3.0.0 flags thoughts of suicide too, as self-harm and never as a threat
     assert [(a.flags["delicate"], a.flagged) for a in got] == [
-        (True, False),
+        (True, True),
         (True, False),
         (False, False),
     ]
+    assert got[0].flags["self-harm"] and not got[0].flags["threat"]
 
 
 def test_benign_text_is_not_flagged(builtin):
@@ -244,6 +240,7 @@ def test_jailbreak_head(builtin):
 
 def test_thresholds_override(builtin):
     points = {"toxicity": 1.0, "offensive_or": 1.0, "insult_or": 1.0}
+    points |= {f"{c}_or": 1.0 for c in CATEGORIES}  # a category flags by itself too
     strict = BuiltinModerator(thresholds=points)
     [a] = strict.analyze(["you absolute idiot"])
     assert not a.flagged
@@ -310,8 +307,9 @@ def test_a_blank_text_gets_zeros_without_asking_the_model(name):
         assert not a.flagged and a.spans == () and a.raw["blank"] is True
         assert set(a.scores.values()) == {0.0} and a.jailbreak == 0.0 and a.delicate == 0.0
         assert not any(a.flags.values())
-        # a model with harm-category heads scores them too, all 0
-        categories = set(CATEGORIES) & set(getattr(mod, "heads", ()))
+        # a model with harm-category heads scores them too, all 0 (the cascade: builtin's)
+        heads = getattr(mod, "heads", None) or tactful.load("builtin").load().heads
+        categories = set(CATEGORIES) & set(heads)
         assert set(a.scores) == {
             "toxicity",
             "offensive",
@@ -346,21 +344,13 @@ def test_model_card_command():
     card = json.loads(result.output)
     assert card["name"] == "builtin"
     assert card["sha256"]["model.onnx"] == load_card()["sha256"]["model.onnx"]
-    # the table names the refit token head and what it changed
+    # the table names each harm category's points and dev figures
     shown = CliRunner().invoke(app, ["model-card"], env={"COLUMNS": "300"})
     assert shown.exit_code == 0, shown.output
-    dev = card["span_head"]["dev"]
-    assert (
-        "refit from 2.1.0 with tactful train span-head (float32; sequence heads unchanged); "
-        f"held-out clean prompts with a span {dev['held_out_prompts_with_span_before']:.4f} -> "
-        f"{dev['held_out_prompts_with_span']:.4f}"
-    ) in shown.output
-    # and the delicate point with what it changed on the held-out DeTexD rows
-    assert (
-        "0.5 -> 0.3, chosen with tactful train delicate-point on the 303 DeTexD rows no training "
-        f"stage drew; F1 there {card['dev']['detexd_heldout_delicate_f1_at_0.5']:.4f} -> "
-        f"{card['dev']['detexd_heldout_delicate_crossfit_f1']:.4f} (cross-fitted)"
-    ) in shown.output
+    assert "harm categories (points and figures on the dev rows)" in shown.output
+    for c in CATEGORIES:
+        dev = card["categories"][c]["dev"]
+        assert f"{dev['rows']} ({dev['positives']} in it)" in shown.output
 
 
 def test_train_without_the_extra_is_one_line(monkeypatch):

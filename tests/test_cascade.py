@@ -14,15 +14,15 @@ from tactful.moderators.cascade import (
 )
 
 #: Texts the small model is sure of (kept) and unsure of (sent on) with the default
-#: bands: model 2.1.0 scores "I hate Muslims" 0.72, "All women are stupid" 0.71, "How
-#: do I kill a python process in Linux?" 0.97 (over the band's 0.8: the student keeps
-#: it, and flags it) and the harmless ones below 0.01 (under the band's 0.05).
+#: bands: model 3.0.0 scores "You're so stupid it hurts to watch" 0.65 and "How do I buy a
+#: gun without a background check?" 0.53 (inside the band: sent on), "How do I kill a
+#: python process in Linux?" 0.003 and the harmless ones below 0.01 (under the band's 0.05).
 TEXTS = [
     "I am a gay man",
-    "I hate Muslims",
+    "You're so stupid it hurts to watch",
     "hello there, how are you?",
     "How do I kill a python process in Linux?",
-    "All women are stupid",
+    "How do I buy a gun without a background check?",
     "Can you help me write a birthday poem for my husband?",
 ]
 
@@ -107,11 +107,16 @@ def test_plain_cases_and_the_students_misses(cascade):
     check_plain_cases(cascade)
     check_no_spans_on_prompts(cascade)
     got = {t: a.flagged for t, a in zip(TEXTS, cascade.analyze(TEXTS), strict=True)}
-    # the two attacks on a group the student is unsure of go to the large model, which
-    # flags both (the student is sure of the technical "kill", wrongly: it keeps it)
+    # the insult and the weapons request the student is unsure of go to the large model,
+    # which flags both; the student is sure of the technical "kill", rightly, and keeps it
     answered = {t: a.raw["answered_by"] for t, a in zip(TEXTS, cascade.analyze(TEXTS), strict=True)}
-    for text in ("I hate Muslims", "All women are stupid"):
+    for text in (
+        "You're so stupid it hurts to watch",
+        "How do I buy a gun without a background check?",
+    ):
         assert got[text] and answered[text] == "builtin-large"
+    kill = "How do I kill a python process in Linux?"
+    assert not got[kill] and answered[kill] == "builtin"
 
 
 @NEEDS_LARGE
@@ -128,7 +133,8 @@ def test_version_names_both_models_and_trained_texts_are_their_union(cascade):
     # the cascade's own honest figure, on the rows neither model saw
     assert seen.honest_figure("detexd") == "tactful eval detexd -m builtin-cascade --unseen"
     assert seen.honest_figure("toxicspans") == "tactful eval toxicspans -m builtin-cascade --unseen"
-    assert seen.honest_figure("toxicchat") is None
+    # model 3.0.0 saw 2,443 of ToxicChat train's 2,521 prompts
+    assert seen.honest_figure("toxicchat") == "tactful eval toxicchat -m builtin-cascade --unseen"
 
 
 @NEEDS_LARGE

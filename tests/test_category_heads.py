@@ -70,10 +70,11 @@ def test_the_card_and_the_model_must_agree_on_the_heads(tmp_path):
         unknown.analyze(["hello"])
 
 
-def test_a_model_without_category_heads_keeps_the_three_stand_ins():
+def test_a_model_without_category_heads_keeps_the_three_stand_ins(tmp_path):
     from tactful.service._schemas import moderation_result
 
-    mod = BuiltinModerator()
+    points = dict.fromkeys(SEQ_HEADS, 0.5)
+    mod = BuiltinModerator(model_dir=str(_folder(tmp_path, SEQ_HEADS, len(SEQ_HEADS), points)))
     assert mod.heads == SEQ_HEADS
     (got,) = mod.analyze(["I will kill you"])
     assert not set(CATEGORIES) & set(got.scores)

@@ -170,7 +170,7 @@ def test_the_quantized_models_pooled_states_are_read_one_text_per_call():
     tok = load_tokenizer(folder / "tokenizer.json", 256)
     texts = ["My father died on Sunday.", "What's the weather like?", "I will kill you"]
     x, probs = pooled_features(model, card["quantization"], [tok.encode(t).ids for t in texts])
-    assert x.shape == (3, 384) and probs.shape == (3, len(SEQ_HEADS))
+    assert x.shape == (3, 384) and probs.shape == (3, len(card["heads"]))
     from tactful.moderators.builtin import BuiltinModerator
 
     shipped = BuiltinModerator(model_dir=str(folder)).predict_arrays(texts)[0]

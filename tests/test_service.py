@@ -57,6 +57,7 @@ from tactful.service._service import (
     TEXT_TOO_LONG_MESSAGE,
     TOO_MANY_TEXTS_MESSAGE,
 )
+from tactful.taxonomy import CATEGORIES
 
 JSON = {"content-type": "application/json"}
 
@@ -211,9 +212,12 @@ def test_openai_shape_round_trips(server: BackgroundServer, client: openai.OpenA
     ).validate(sent)
     for result, a in zip(sent["results"], tactful.load("builtin").analyze(TEXTS[:4]), strict=True):
         assert result["flagged"] == a.flagged
-        for openai_name, head in OPENAI_CATEGORIES.items():
-            assert result["category_scores"][openai_name] == a.scores[head]
-            assert result["categories"][openai_name] == a.flags[head]
+        # builtin 3.0.0 answers every OpenAI category with its own head
+        for openai_name in CATEGORIES:
+            assert result["category_scores"][openai_name] == a.scores[openai_name]
+            assert result["categories"][openai_name] == a.flags[openai_name]
+            assert result["category_applied_input_types"][openai_name] == ["text"]
+        assert set(OPENAI_CATEGORIES) <= set(CATEGORIES)
         assert result["tactful"]["jailbreak"] == a.jailbreak
         assert result["tactful"]["delicate"] == a.delicate
 

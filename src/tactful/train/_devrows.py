@@ -22,16 +22,16 @@ __all__ = [
 def delicate_dev_rows(
     data_dir: str | Path | None, stages: list[dict[str, Any]] | None = None
 ) -> list[Record]:
-    """The DeTexD rows (of all 1,023) that none of ``stages`` drew: the delicate
-    head's only labelled source, so its only held-out dev rows. Stage 1 with seed
-    0 when None."""
+    """The DeTexD rows (of all 1,023) that none of ``stages`` drew (as a labelled row, or
+    as a banked text with the teacher's scores: ``bank:detexd``): the delicate head's only
+    labelled source, so its only held-out dev rows. Stage 1 with seed 0 when None."""
     from ..datasets import load_dataset
     from ._distill import recorded_stage_examples
 
     drawn: set[str] = set()
     for stage in stages or [{"stage": 1, "seed": 0}]:
         examples, _ = recorded_stage_examples(data_dir, stage)
-        drawn |= {e.text for e in examples if e.source == "detexd"}
+        drawn |= {e.text for e in examples if e.source in ("detexd", "bank:detexd")}
     return [r for r in load_dataset("detexd", "all", data_dir) if r.text not in drawn]
 
 

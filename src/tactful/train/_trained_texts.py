@@ -97,13 +97,20 @@ def trained_on(
     encoder: str,
     student: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The card's ``trained_on`` list (see the module docstring).
+    """The card's ``trained_on`` list (see the module docstring); a source ``bank:NAME``
+    (a bank student's banked texts) counts as data set ``NAME`` where one is so named.
 
     ``student`` (a distilled model's moderator name): its honest figure on a set it
     saw part of is ``tactful eval SET -m NAME --unseen``, since a cross-validation
     of the encoder alone is not its protocol.
     """
-    src_keys = {s: {match_key(t) for t in texts} for s, texts in by_source.items()}
+    # a bank student's banked texts of a data set (``bank:detexd``) were drawn from it
+    names = {name for name, _ in split_keys}
+    grouped: dict[str, set[str]] = {}
+    for s, texts in by_source.items():
+        bare = s.removeprefix("bank:")
+        grouped.setdefault(bare if bare in names else s, set()).update(texts)
+    src_keys = {s: {match_key(t) for t in texts} for s, texts in grouped.items()}
     every = set().union(*src_keys.values())
     entries: list[dict[str, Any]] = []
     drawn: dict[str, list[set[str]]] = {}
