@@ -109,7 +109,8 @@ def _fake_run(root: Path, name: str, holdout: str | None = None, **config) -> Pa
     cfg = {"stage": 7, "seed": 6, "encoder": "minilm", "layers": 4, "spans": 6000, **config}
     if holdout:
         cfg["holdout"] = holdout
-    (run / "train.json").write_text(json.dumps({"config": cfg, "encoder": "minilm"}))
+    heads = json.loads((model / "card.json").read_text())["heads"]
+    (run / "train.json").write_text(json.dumps({"config": cfg, "encoder": "minilm", "heads": heads}))
     return run
 
 
@@ -332,6 +333,11 @@ def test_ship_chooses_the_points_on_dev_and_cross_fitted_train_rows(tmp_path, da
     ]
 
 
+# A share of the harmless dev sets the packaged model (3.0.0) reaches only above its best
+# ToxicChat point: its held-out inclusion rows pass 0.79 at 0.9 (docs/research/model-3.md).
+SHARE = 0.8
+
+
 def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(tmp_path, data_dir):
     final = _fake_run(tmp_path, "final")
     folds = [_fake_run(tmp_path, f"f{k}", f"{k}/2") for k in (1, 2)]
@@ -341,7 +347,7 @@ def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(
         data_dir,
         version="9.0.0",
         crossfit=[str(f) for f in folds],
-        harmless_pass=0.99,
+        harmless_pass=SHARE,
     )
     # every run is the packaged model here: recompute its scores of each harmless
     # dev set, the floor, and the best point from the floor up
@@ -350,20 +356,20 @@ def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(
     sets = tt.harmless_dev_texts(data_dir)
     assert set(sets) == {"identity", "inclusion", "technical", "lookalike", "contrast"}
     scores = {name: mod.predict_arrays(texts)[0][:, tox] for name, texts in sets.items()}
-    floor = tt.harmless_floor(scores, 0.99)
+    floor = tt.harmless_floor(scores, SHARE)
     rows = load_dataset("toxicchat", "dev", data_dir) + load_dataset("toxicchat", "train", data_dir)
     seq, *_ = mod.predict_arrays([r.text for r in rows])
     y = np.array([r.labels["toxicity"] for r in rows], dtype=int)
     free = tt.best_f1_threshold(y, seq[:, tox], resamples=tt.DEV_RESAMPLES)
     bound = tt.best_f1_threshold(y, seq[:, tox], resamples=tt.DEV_RESAMPLES, lowest=floor)
-    assert free[0] < floor  # the constraint binds for this model at 0.99
+    assert free[0] < floor  # the constraint binds for this model at SHARE
     assert card["thresholds"]["toxicity"] == bound[0] >= floor
     assert card["dev"]["toxicchat_crossfit_toxicity_f1"] == round(bound[1], 4)
     assert card["dev"]["harmless_floor"] == floor
     assert card["dev"]["harmless_dev_pass"] == {
         name: round(float((s < bound[0]).mean()), 4) for name, s in scores.items()
     }
-    assert min(card["dev"]["harmless_dev_pass"].values()) >= 0.99
+    assert min(card["dev"]["harmless_dev_pass"].values()) >= SHARE
     # the card's curve: F1 and every set's pass rate at each grid point, the floor the
     # first point where all pass, the chosen point's figures those recorded above
     curve = card["dev"]["toxicity_curve"]
@@ -373,7 +379,7 @@ def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(
     i = grid.index(card["thresholds"]["toxicity"])
     assert curve["f1"][i] == card["dev"]["toxicchat_crossfit_toxicity_f1"]
     assert {name: curve[f"{name}_pass"][i] for name in scores} == card["dev"]["harmless_dev_pass"]
-    passing = [all(curve[f"{name}_pass"][j] >= 0.99 for name in scores) for j in range(len(grid))]
+    passing = [all(curve[f"{name}_pass"][j] >= SHARE for name in scores) for j in range(len(grid))]
     assert grid[passing.index(True)] == floor and all(passing[passing.index(True) :])
     j = grid.index(0.5)
     want = precision_recall_f1(y.tolist(), (seq[:, tox] >= 0.5).astype(int).tolist())["f1"]
@@ -385,8 +391,8 @@ def test_ship_with_harmless_pass_keeps_the_toxicity_point_at_or_above_the_floor(
         jb, seq[:, SEQ_HEADS.index("jailbreak")], resamples=tt.DEV_RESAMPLES
     )
     assert card["thresholds"]["jailbreak"] == want_jb[0]
-    assert f"--crossfit {folds[1]} --harmless-pass 0.99 (" in card["dev"]["command"]
-    assert "every harmless dev set passes >= 0.99" in card["dev"]["command"]
+    assert f"--crossfit {folds[1]} --harmless-pass {SHARE} (" in card["dev"]["command"]
+    assert f"every harmless dev set passes >= {SHARE}" in card["dev"]["command"]
     # a share no point reaches stops the ship with the sets that fall short
     with pytest.raises(ConfigError) as err:
         tt.ship(final, tmp_path / "pkg2", data_dir, version="9.0.0", harmless_pass=1.0)

@@ -22,10 +22,12 @@ def test_a_model_folder_is_a_teacher(tmp_path):
     assert not is_model_folder(tmp_path)
     texts = ["you are an 1d1ot", "have a nice day", "  hi"]
     seq, chars = teacher_logits(folder, texts, tmp_path / "cache")
-    assert seq.shape == (3, len(SEQ_HEADS)) and seq.dtype == np.float32
+    mod = BuiltinModerator(model_dir=str(folder))
+    # one column per head the card lists: the eight, then the harm categories
+    assert mod.heads[: len(SEQ_HEADS)] == SEQ_HEADS and len(mod.heads) == 21
+    assert seq.shape == (3, len(mod.heads)) and seq.dtype == np.float32
     assert [len(c) for c in chars] == [len(t) for t in texts]
 
-    mod = BuiltinModerator(model_dir=str(folder))
     probs, tox, _typ, _norms, _offsets = mod.predict_arrays(texts)
     assert np.allclose(seq, _logit(probs), atol=1e-4)
     # "1d1ot" (offsets 11-16 of the original text) is read as "idiot" by the
