@@ -110,7 +110,9 @@ def _fake_run(root: Path, name: str, holdout: str | None = None, **config) -> Pa
     if holdout:
         cfg["holdout"] = holdout
     heads = json.loads((model / "card.json").read_text())["heads"]
-    (run / "train.json").write_text(json.dumps({"config": cfg, "encoder": "minilm", "heads": heads}))
+    (run / "train.json").write_text(
+        json.dumps({"config": cfg, "encoder": "minilm", "heads": heads})
+    )
     return run
 
 
