@@ -257,7 +257,11 @@ def add_leg_commands(app: typer.Typer) -> None:
             Path | None,
             typer.Option(
                 "--init",
-                help="Start from a student's model.pt (a later stage of a chain).",
+                help=(
+                    "Start from a student's model.pt (a later stage of a chain), or from a "
+                    "shipped model folder (its int8 graph read back into weights), such as "
+                    "src/tactful/models/builtin."
+                ),
                 show_default=False,
             ),
         ] = None,

@@ -29,6 +29,7 @@ from .._heads import CATEGORY_HEADS, SEQ_HEADS
 from ..errors import ConfigError, DataError
 from ._bank import CHAR_SOURCES, TeacherId, read_bank, read_chars, text_key
 from ._bank_sources import BANK_SOURCES, source_texts
+from ._dequantize import is_dequantizable
 from ._distill import HARD_ONLY_SOURCES
 from ._mixture import NAN, Example
 from ._templates import TemplateFlags
@@ -281,6 +282,39 @@ def student_examples(
     return examples, run_seed, summary
 
 
+def _init_from_model(
+    folder: Path, out_dir: Path, categories: bool, layers: int | None
+) -> dict[str, Any]:
+    """Write ``out_dir/init.pt`` from the model folder ``folder`` and return what it was
+    (``init_model`` in ``train.json``). Checked first, each with a one-line
+    :class:`~tactful.errors.ConfigError`: the folder's heads are the run's, and its
+    encoder layers ``layers`` (when given)."""
+    import torch
+
+    from ._dequantize import dequantized_state
+
+    state, info = dequantized_state(folder)
+    want = list(CATEGORY_HEADS if categories else SEQ_HEADS)
+    if info["heads"] != want:
+        hint = (
+            "add --categories"
+            if categories is False and len(info["heads"]) > len(want)
+            else ("leave out --categories" if len(info["heads"]) < len(want) else "another model")
+        )
+        raise ConfigError(
+            f"--init {folder}: its card lists {len(info['heads'])} heads, this run trains "
+            f"{len(want)} ({hint})."
+        )
+    if layers is not None and info["layers"] != layers:
+        raise ConfigError(
+            f"--init {folder}: its encoder keeps {info['layers']} layers, not --layers {layers}."
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.save(state, out_dir / "init.pt")
+    log.info("init: %s %s read back from %s", info["name"], info["version"], folder)
+    return {**info, "dir": str(folder)}
+
+
 def student(
     out: str | Path,
     *,
@@ -313,7 +347,11 @@ def student(
     SemEval-2021 posts with gold spans, ``templates``: ``derogation=True``, ...), so a
     student of the bank can follow a distilled student's recipe without running its
     teacher. ``init``: a run's ``model.pt`` to start from (a later stage of a chain, at
-    rates ``lr`` and ``head_lr``); otherwise the pretrained encoder.
+    rates ``lr`` and ``head_lr``), or a shipped model folder, whose int8 graph is read
+    back into weights (:func:`~tactful.train._dequantize.dequantized_state`, written to
+    ``OUT/init.pt`` and recorded in ``train.json`` as ``init_model``): the committed
+    model is the state a chain resumes from in a later session; otherwise the pretrained
+    encoder.
 
     With ``categories`` the student has a head per harm category too: the examples are
     widened to :data:`~tactful._heads.CATEGORY_HEADS` and joined by the category sources
@@ -333,8 +371,12 @@ def student(
     out_dir = Path(out)
     if (out_dir / "model.pt").exists():
         raise ConfigError(f"{out_dir} already holds a model.pt: choose another --out.")
-    if init is not None and not Path(init).is_file():
-        raise ConfigError(f"--init {init}: no such model.pt.")
+    init_model = None
+    if init is not None and is_dequantizable(init):
+        init_model = _init_from_model(Path(init), out_dir, categories, layers)
+        init = out_dir / "init.pt"
+    elif init is not None and not Path(init).is_file():
+        raise ConfigError(f"--init {init}: no such model.pt or model folder.")
     _setup_logging(out_dir)
     tid = installed_teacher(teacher)
     examples, run_seed, summary = student_examples(
@@ -372,6 +414,8 @@ def student(
     )
     model = train(examples, out_dir, cfg)
     info = json.loads((out_dir / "train.json").read_text())
+    if init_model is not None:
+        info["init_model"] = init_model
     info["teacher_bank"] = {
         "bank": str(bank),
         "teacher": dataclasses.asdict(tid),
