@@ -646,5 +646,5 @@ def test_student_refuses_an_unknown_template_set_and_a_missing_init(tmp_path):
     assert "'menaces' is not a template set: one of derogation, delicate," in result.output
     missing = tmp_path / "nowhere" / "model.pt"
     result = _invoke("train", "student", str(out), "--init", str(missing))
-    _one_line_error(result, ConfigError, f"--init {missing}: no such model.pt.")
+    _one_line_error(result, ConfigError, f"--init {missing}: no such model.pt or model folder.")
     assert not out.exists()
