@@ -108,7 +108,8 @@ def test_a_student_leg_from_a_model_folder_checks_its_heads_and_layers(tmp_path)
     assert str(err.value) == f"[T010] --init {folder}: its encoder keeps 6 layers, not --layers 4."
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
     info = _init_from_model(folder, tmp_path / "c", categories=True, layers=6)
-    assert info["dir"] == str(folder) and info["version"] == "3.0.0"
+    card = json.loads((folder / "card.json").read_text())
+    assert info["dir"] == str(folder) and info["version"] == card["version"]
     saved = torch.load(tmp_path / "c" / "init.pt", weights_only=True)
     assert set(saved) == _names(6)
 
@@ -131,3 +132,24 @@ def test_the_weights_read_back_score_as_the_shipped_graph():
         # the float graph against the int8 one (activations quantized per call)
         assert np.abs(torch.sigmoid(seq)[0].numpy() - want).max() < 0.1
     assert probs[0][0] > 0.5 > probs[1][0]
+
+
+def test_a_run_from_a_model_folder_continues_the_models_chain(tmp_path):
+    from tactful.train._provenance import card_stages, run_stages
+
+    folder = default_model_dir("builtin")
+    _, info = dequantized_state(folder)
+    before = card_stages(json.loads((folder / "card.json").read_text()))
+    assert info["stages"] == before and len(before) >= 1
+    run = tmp_path / "leg"
+    run.mkdir()
+    config = {"init": str(run / "init.pt"), "seed": 7, "stage": 7}
+    (run / "train.json").write_text(json.dumps({"config": config, "init_model": info}))
+    stages = run_stages(run)
+    assert stages[:-1] == before
+    assert (stages[-1]["stage"], stages[-1]["seed"]) == (7, 7)
+    # a record whose init leads back to itself is refused, not followed forever
+    (run / "train.json").write_text(json.dumps({"config": config}))
+    with pytest.raises(ConfigError) as err:
+        run_stages(run)
+    assert str(err.value) == f"[T010] {run / 'train.json'}: a run's init leads back to itself."

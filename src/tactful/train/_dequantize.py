@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
+from ._provenance import card_stages
 
 __all__ = ["dequantized_state", "is_dequantizable"]
 
@@ -125,5 +126,7 @@ def dequantized_state(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any
         "layers": layers,
         "encoder": card.get("encoder"),
         "model.onnx sha256": (card.get("sha256") or {}).get("model.onnx"),
+        # the chain the model came from: a run that starts from it continues that chain
+        "stages": card_stages(card) if card.get("training") else [],
     }
     return tensors, info

@@ -58,12 +58,21 @@ def run_stages(run_dir: str | Path) -> list[dict[str, Any]]:
         return merged
     out: list[dict[str, Any]] = []
     path: Path | None = Path(run_dir) / "train.json"
+    seen: set[Path] = set()
     while path is not None:
+        if path.resolve() in seen:
+            raise ConfigError(f"{path}: a run's init leads back to itself.")
+        seen.add(path.resolve())
         info = json.loads(path.read_text())
         init = info["config"].get("init")
         info["stage"] = info["config"].get("stage", 2 if init else 1)
         info["seed"] = info["config"]["seed"]
         out.append(info)
+        if info.get("init_model"):
+            # started from a shipped model (its OUT/init.pt): that model's card holds the
+            # chain before this run
+            out.extend(reversed(info["init_model"].get("stages") or []))
+            break
         path = Path(init).parent / "train.json" if init else None
     return out[::-1]
 
