@@ -7,7 +7,7 @@ none of the 13 (`research/harm_recall.py`'s "none of the 13"); negatives, every 
 example in no category and not toxic (harmless chat prompts, identity mentions, harmless
 templates, counter-speech). Its point is the lowest grid point at which it flags at most
 1 % of each harmless dev set of the category points (`category_harmless_sets`) and of
-`harm_benign` dev (JailbreakBench's harmless twins, TruthfulQA). Printed: the dev recall of
+`harm_benign` dev (JailbreakBench's harmless twins, TruthfulQA), else the grid's top. Printed: the dev recall of
 those requests at that point, and the model's whole `harm_requests` dev recall with the row
 beside its own flags. A measurement for the design, not a shipped head.
 
@@ -21,21 +21,22 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+from harm_recall import kind  # research/, the script's own folder
 
 import tactful
 from tactful.datasets import load_dataset
-from tactful.taxonomy import CATEGORIES, categories_of
+from tactful.taxonomy import CATEGORIES
 
 
 def outside(record: tactful.datasets.Record) -> bool:
     """A harmful request whose own label names none of the 13 categories."""
-    label = record.meta.get("category")
-    return record.label == 1 and label is not None and not categories_of(record.meta["set"], label)
+    return record.label == 1 and kind(record) == "none of the 13"
 
 
 def main() -> None:
     from sklearn.linear_model import LogisticRegression
 
+    from tactful.errors import ConfigError
     from tactful.moderators.builtin import BuiltinModerator
     from tactful.train._categories import category_examples, template_category_examples
     from tactful.train._categoryhead import cached_pooled_features, category_head_examples
@@ -45,6 +46,7 @@ def main() -> None:
         THRESHOLD_GRID,
         _harmless_chat_rows,
         category_harmless_sets,
+        harmless_floor,
     )
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -94,19 +96,17 @@ def main() -> None:
     p_dev, rest = p[: len(dev)], p[len(dev) :]
     at = np.cumsum([0, *(len(v) for v in sets.values())])
     harmless = {name: rest[at[i] : at[i + 1]] for i, name in enumerate(sets) if at[i + 1] > at[i]}
-    point = next(
-        (
-            float(g)
-            for g in THRESHOLD_GRID
-            if all((v >= g).mean() <= 0.01 for v in harmless.values())
-        ),
-        float(THRESHOLD_GRID[-1]),
-    )
+    try:
+        point = harmless_floor(harmless, 0.99)
+        how = "the lowest flagging at most 1 % of each harmless dev set"
+    except ConfigError:  # as choose_category_thresholds: the grid's top
+        point = float(THRESHOLD_GRID[-1])
+        how = "the grid's top: no point flags at most 1 % of every harmless dev set"
     is_out = np.array([outside(r) for r in dev])
     flags = BuiltinModerator(model_dir=str(args.flags or args.model_dir))
     own = np.array([a.flagged for a in flags.analyze([r.text for r in dev])])
     row = p_dev >= point
-    print(f"point {point:.3f} (lowest flagging at most 1 % of each harmless dev set)")
+    print(f"point {point:.3f} ({how})")
     for name, v in harmless.items():
         print(f"  {name:16s} {len(v):5d} texts, flagged {(v >= point).mean():.3f}")
     print(
