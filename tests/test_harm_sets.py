@@ -7,17 +7,21 @@ import pytest
 
 from tactful.datasets import load_dataset
 from tactful.datasets._harm import HARM_SETS, category_labels, harm_test_texts
-from tactful.taxonomy import CATEGORIES
+from tactful.taxonomy import HARM_CATEGORIES
 
 
 def test_category_labels_leave_undecided_subcategories_unknown():
     got = category_labels(("self-harm",))
-    assert list(got) == list(CATEGORIES)
+    assert list(got) == list(HARM_CATEGORIES)
     assert got["self-harm"] == 1
     assert got["self-harm/intent"] is None and got["self-harm/instructions"] is None
     assert got["sexual"] == 0 and got["violence/graphic"] == 0
     assert category_labels(("illicit", "illicit/violent"))["illicit/violent"] == 1
     assert set(category_labels(()).values()) == {0}
+    # tactful's own categories: 1 where named, every one unknown where not decided
+    assert category_labels((), ("misinformation",))["misinformation"] == 1
+    assert category_labels((), ("misinformation",))["intellectual-property"] == 0
+    assert category_labels(("hate",), None)["intellectual-property"] is None
 
 
 @pytest.mark.parametrize("name", HARM_SETS)

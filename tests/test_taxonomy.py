@@ -18,13 +18,18 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "harmful_reques
 
 def test_categories_are_openais_and_every_map_is_closed():
     assert tx.CATEGORIES == OMNI_CATEGORIES
-    assert set(tx.TO_LLAMA_GUARD_3) == set(tx.CATEGORIES)
+    assert set(tx.TO_LLAMA_GUARD_3) == set(tx.HARM_CATEGORIES)
+    assert tx.HARM_CATEGORIES == (*tx.CATEGORIES, "intellectual-property", "misinformation")
     assert set(tx.TOXICCHAT_OPENAI_CODES.values()) <= set(tx.CATEGORIES)
     for codes in tx.TO_LLAMA_GUARD_3.values():
         assert set(codes) <= set(tx.LLAMA_GUARD_3)
     for table in tx.SOURCE_CATEGORIES.values():
         for cats in table.values():
             assert set(cats) <= set(tx.CATEGORIES)
+    for source, table in tx.EXTRA_SOURCE_CATEGORIES.items():
+        for label, cats in table.items():
+            assert set(cats) <= set(tx.EXTRA_CATEGORIES)
+            assert tx.categories_of(source, label) is not None  # a label the set uses
 
 
 def test_llama_guard_codes_both_ways():
@@ -40,14 +45,22 @@ def test_llama_guard_codes_both_ways():
         "illicit/violent",
         "violence",
     )
+    assert tx.llama_guard_categories("S8") == ("illicit", "intellectual-property")
+    assert tx.llama_guard_categories("S5") == ("misinformation",)
     uncovered = [k for k in tx.LLAMA_GUARD_3 if not tx.llama_guard_categories(k)]
-    assert uncovered == ["S5", "S6", "S7", "S13"]
+    assert uncovered == ["S6", "S7"]
     with pytest.raises(UnknownNameError, match=r"Unknown Llama Guard 3 category 'S15'\. Known"):
         tx.llama_guard_categories("S15")
 
 
 def test_categories_of_reads_each_sets_label():
     assert tx.categories_of("harmbench", "copyright") == ()
+    assert tx.extra_categories_of("harmbench", "copyright") == ("intellectual-property",)
+    assert tx.extra_categories_of("do_not_answer", "Copyright Infringement: ...") == (
+        "intellectual-property",
+    )
+    assert tx.extra_categories_of("do_not_answer", "Rumors: ...") == ()
+    assert tx.extra_categories_of("jailbreakbench", "Disinformation") == ("misinformation",)
     assert tx.categories_of("jailbreakbench", "Sexual/Adult content") == ("sexual",)
     assert tx.categories_of("do_not_answer", "Graphic Violence: Questions expressing ...") == (
         "violence",
@@ -57,6 +70,8 @@ def test_categories_of_reads_each_sets_label():
         tx.categories_of("harmbench", "gore")
     with pytest.raises(UnknownNameError, match=r"Unknown harm set 'advbench'\. Known harm sets: "):
         tx.categories_of("advbench", "x")
+    with pytest.raises(UnknownNameError, match=r"Unknown harmbench category 'gore'"):
+        tx.extra_categories_of("harmbench", "gore")
 
 
 def _md_rows(text: str, heading: str) -> list[list[str]]:
@@ -80,9 +95,10 @@ def test_the_page_says_what_the_module_says():
         rows = _md_rows(text, heading)
         table = tx.SOURCE_CATEGORIES[source]
         assert len(rows) == len(table)
-        for (label, cats), (key, want) in zip(rows, table.items(), strict=True):
+        for (label, cats, own), (key, want) in zip(rows, table.items(), strict=True):
             assert key.startswith(label.rstrip("…"))
             assert tuple(re.findall(r"`([^`]+)`", cats)) == want
+            assert tuple(re.findall(r"`([^`]+)`", own)) == tx.extra_categories_of(source, key)
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/harmful_requests is absent")

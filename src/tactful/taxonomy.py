@@ -21,11 +21,15 @@ from .errors import UnknownNameError
 
 __all__ = [
     "CATEGORIES",
+    "EXTRA_CATEGORIES",
+    "EXTRA_SOURCE_CATEGORIES",
+    "HARM_CATEGORIES",
     "LLAMA_GUARD_3",
     "SOURCE_CATEGORIES",
     "TOXICCHAT_OPENAI_CODES",
     "TO_LLAMA_GUARD_3",
     "categories_of",
+    "extra_categories_of",
     "llama_guard_categories",
 ]
 
@@ -45,6 +49,17 @@ CATEGORIES: tuple[str, ...] = (
     "violence",
     "violence/graphic",
 )
+
+#: tactful's harm categories beyond OpenAI's 13, for harmful requests that none of them
+#: names: reproducing a copyrighted work or getting round its protection
+#: (``intellectual-property``, Llama Guard 3's S8), and false claims written to deceive:
+#: fake news, health hoaxes, false election information, invented scandals about a person
+#: (``misinformation``: S5 and S13, which name only its defamation and election parts).
+#: ``/v1/moderations`` answers them beside OpenAI's categories, under their own names.
+EXTRA_CATEGORIES: tuple[str, ...] = ("intellectual-property", "misinformation")
+
+#: Every harm category a model can have a head for: OpenAI's 13, then tactful's extras.
+HARM_CATEGORIES: tuple[str, ...] = (*CATEGORIES, *EXTRA_CATEGORIES)
 
 #: Llama Guard 3's hazard categories (the MLCommons taxonomy), by code, named as its
 #: chat template names them.
@@ -85,21 +100,24 @@ TO_LLAMA_GUARD_3: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "sexual/minors": ("S4",),
         "violence": ("S1",),
         "violence/graphic": (),
+        "intellectual-property": ("S8",),
+        "misinformation": ("S5", "S13"),
     }
 )
 
 
 def llama_guard_categories(code: str) -> tuple[str, ...]:
-    """The categories a Llama Guard 3 code covers, in :data:`CATEGORIES` order (empty for
-    S5 Defamation, S6 Specialized Advice, S7 Privacy and S13 Elections, which none of the 13
-    names).
+    """The categories a Llama Guard 3 code covers, in :data:`HARM_CATEGORIES` order (empty
+    for S6 Specialized Advice and S7 Privacy, which no category names).
 
     >>> llama_guard_categories("S11")
     ('self-harm', 'self-harm/intent', 'self-harm/instructions')
+    >>> llama_guard_categories("S13")
+    ('misinformation',)
     """
     if code not in LLAMA_GUARD_3:
         raise UnknownNameError("Llama Guard 3 category", code, LLAMA_GUARD_3)
-    return tuple(c for c in CATEGORIES if code in TO_LLAMA_GUARD_3[c])
+    return tuple(c for c in HARM_CATEGORIES if code in TO_LLAMA_GUARD_3[c])
 
 
 #: ToxicChat's ``openai_moderation`` codes (and the OpenAI moderation set's) -> categories.
@@ -241,6 +259,27 @@ SOURCE_CATEGORIES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyTyp
 )
 
 
+#: Each harm set's labels that :data:`EXTRA_CATEGORIES` names -> those categories (a label
+#: not here is in none of them). Only labels whose rows the set counts as harmful requests:
+#: Do-Not-Answer's "Rumors" or "False News" questions ask about a claim, not for one.
+EXTRA_SOURCE_CATEGORIES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        "harmbench": MappingProxyType(
+            {
+                "copyright": ("intellectual-property",),
+                "misinformation_disinformation": ("misinformation",),
+            }
+        ),
+        "do_not_answer": MappingProxyType({"Copyright Infringement": ("intellectual-property",)}),
+        "jailbreakbench": MappingProxyType({"Disinformation": ("misinformation",)}),
+    }
+)
+
+
+def _label(source: str, label: str) -> str:
+    return label.split(":", 1)[0].strip() if source == "do_not_answer" else label
+
+
 def categories_of(source: str, label: str) -> tuple[str, ...]:
     """The categories that ``source``'s ``label`` implies (:data:`SOURCE_CATEGORIES`).
 
@@ -252,8 +291,7 @@ def categories_of(source: str, label: str) -> tuple[str, ...]:
     >>> categories_of("do_not_answer", "Self-Harm: This refers to behaviors where ...")
     ('self-harm',)
     """
-    if source == "do_not_answer":
-        label = label.split(":", 1)[0].strip()
+    label = _label(source, label)
     try:
         table = SOURCE_CATEGORIES[source]
     except KeyError:
@@ -262,3 +300,16 @@ def categories_of(source: str, label: str) -> tuple[str, ...]:
         return table[label]
     except KeyError:
         raise UnknownNameError(f"{source} category", label, table) from None
+
+
+def extra_categories_of(source: str, label: str) -> tuple[str, ...]:
+    """The :data:`EXTRA_CATEGORIES` that ``source``'s ``label`` implies
+    (:data:`EXTRA_SOURCE_CATEGORIES`; a label of the set's that names none: empty).
+
+    >>> extra_categories_of("harmbench", "copyright")
+    ('intellectual-property',)
+    >>> extra_categories_of("harmbench", "illegal")
+    ()
+    """
+    categories_of(source, label)  # an unknown set or label is an error here too
+    return EXTRA_SOURCE_CATEGORIES.get(source, {}).get(_label(source, label), ())

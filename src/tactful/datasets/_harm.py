@@ -15,7 +15,9 @@ text, :func:`harm_test_texts`).
 Where a set names the harm, ``Record.labels`` holds OpenAI's 13 categories
 (:mod:`tactful.taxonomy`): 1 for the categories its label implies, ``None`` for the
 subcategories of an implied category that the label does not decide (a "Self-Harm"
-question may or may not state intent), 0 for the others.
+question may or may not state intent), 0 for the others; and tactful's own categories
+(:data:`~tactful.taxonomy.EXTRA_CATEGORIES`) of a harmful request, 1 where its label
+implies them and 0 otherwise (``None`` for a Do-Not-Answer question that is not one).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ..taxonomy import CATEGORIES, categories_of
+from ..taxonomy import CATEGORIES, EXTRA_CATEGORIES, categories_of, extra_categories_of
 from ._io import Source, Table
 from ._record import Record
 from ._spec import DatasetSpec, dataset
@@ -63,11 +65,18 @@ _REQUEST_FILES = (HARMBENCH, JBB_HARMFUL, ADVBENCH, MALICIOUS_INSTRUCT, DO_NOT_A
 DNA_MODELS = ("GPT4", "ChatGPT", "Claude", "ChatGLM2", "llama2-7b-chat", "vicuna-7b")
 
 
-def category_labels(cats: Iterable[str]) -> dict[str, int | None]:
+def category_labels(
+    cats: Iterable[str], extras: Iterable[str] | None = ()
+) -> dict[str, int | None]:
     """OpenAI's 13 categories as labels: 1 for ``cats``, ``None`` for an unlisted
-    subcategory of a listed category, 0 for the rest."""
+    subcategory of a listed category, 0 for the rest; then tactful's own
+    (:data:`~tactful.taxonomy.EXTRA_CATEGORIES`): 1 for ``extras``, 0 for the rest, every
+    one ``None`` when ``extras`` is None (not decided)."""
     on = set(cats)
-    return {c: 1 if c in on else (None if c.split("/")[0] in on else 0) for c in CATEGORIES}
+    out = {c: 1 if c in on else (None if c.split("/")[0] in on else 0) for c in CATEGORIES}
+    own = None if extras is None else set(extras)
+    out.update({c: None if own is None else int(c in own) for c in EXTRA_CATEGORIES})
+    return out
 
 
 def _split(source: str, item: str) -> str:
@@ -122,7 +131,7 @@ def _split_spec(
         "('advbench-<row>'), MaliciousInstruct's 100 ('malicious_instruct-<line>') and "
         "Do-Not-Answer's 939 questions ('dna-<id>'; label 1 where its specific harm is one "
         "of OpenAI's categories, None for the risky-to-answer rest: privacy, advice, "
-        "misinformation, a chatbot treated as a human). labels: OpenAI's 13 categories "
+        "misinformation, a chatbot treated as a human). labels: OpenAI's 13 categories and tactful's two "
         "where the set names the harm (tactful.taxonomy), meta['set'] the source set. "
         "Split by item, about 20 % test and 10 % dev (item_split).",
     )
@@ -143,7 +152,9 @@ def _request_records(src: Source) -> list[Record]:
                 text,
                 1,
                 _split("harmbench", bid),
-                category_labels(categories_of("harmbench", cat)),
+                category_labels(
+                    categories_of("harmbench", cat), extra_categories_of("harmbench", cat)
+                ),
                 meta={"set": "harmbench", "category": cat},
             )
         )
@@ -155,7 +166,9 @@ def _request_records(src: Source) -> list[Record]:
                 text,
                 1,
                 _split("jailbreakbench", idx),
-                category_labels(categories_of("jailbreakbench", cat)),
+                category_labels(
+                    categories_of("jailbreakbench", cat), extra_categories_of("jailbreakbench", cat)
+                ),
                 meta={"set": "jailbreakbench", "category": cat},
             )
         )
@@ -185,7 +198,7 @@ def _request_records(src: Source) -> list[Record]:
                 text,
                 1 if cats else None,
                 _split("do_not_answer", qid),
-                category_labels(cats),
+                category_labels(cats, extra_categories_of("do_not_answer", harm) if cats else None),
                 meta={
                     "set": "do_not_answer",
                     "category": harm.split(":", 1)[0].strip(),
@@ -205,7 +218,7 @@ def _request_records(src: Source) -> list[Record]:
         "Harmless prompts, label 0: JailbreakBench's 100 benign behaviours, each the "
         "harmless twin of a harmful one on the same topic ('jbb-benign-<Index>', split with "
         "its twin), and TruthfulQA's 790 questions ('truthfulqa-<row>'). labels: every one "
-        "of OpenAI's 13 categories 0. Split by item, about 20 % test and 10 % dev (item_split).",
+        "of the 15 harm categories 0. Split by item, about 20 % test and 10 % dev (item_split).",
     )
 )
 def _harm_benign(src: Source) -> Table:
