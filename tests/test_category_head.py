@@ -14,7 +14,7 @@ import tactful.train as tt
 from tactful._heads import CATEGORY_HEADS
 from tactful.errors import ConfigError
 from tactful.moderators.builtin import default_model_dir
-from tactful.taxonomy import CATEGORIES
+from tactful.taxonomy import EXTRA_CATEGORIES, HARM_CATEGORIES
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -58,6 +58,12 @@ def test_grafted_rows_keep_the_eight_scores_and_declare_the_new_width():
     np.testing.assert_array_equal(after[:, 8:], 0.5)  # zero rows until they are fit
     dims = grafted.graph.output[0].type.tensor_type.shape.dim
     assert dims[1].dim_value == len(CATEGORY_HEADS)
+    # tactful's own categories grafted onto a model of the 13: its 21 scores stay
+    wider = tt.with_grafted_rows(grafted, len(CATEGORY_HEADS) + len(EXTRA_CATEGORIES))
+    again = _run(wider, x)
+    assert again.shape == (4, 23)
+    np.testing.assert_array_equal(again[:, :21], after)
+    np.testing.assert_array_equal(again[:, 21:], 0.5)
     rows = {"hate": (np.array([1.0, 0.0, -1.0], np.float32), 0.25)}
     fitted = _run(tt.with_category_rows(grafted, rows, list(CATEGORY_HEADS)), x)
     np.testing.assert_array_equal(fitted[:, :8], before)
@@ -74,6 +80,12 @@ def test_a_model_without_category_heads_is_refused_before_any_work(tmp_path):
         tt.refit_category_heads(model, out, version="9.9.9", graft=True)
     assert str(err.value) == (
         f"[T010] The model in {model} has harm-category heads already: refit them without --graft."
+    )
+    # tactful's own categories are grafted, not refit, onto a model of the 13
+    with pytest.raises(ConfigError) as err:
+        tt.refit_category_heads(model, out, version="9.9.9", heads=["misinformation"])
+    assert str(err.value) == (
+        f"[T010] The model in {model} has no misinformation head: add it with --graft."
     )
     # a card with the eight heads alone: a refit without --graft is refused
     card = json.loads((model / "card.json").read_text())
@@ -112,18 +124,34 @@ def test_the_refit_learns_categories_from_train_parts_and_toxic_language(data_di
     # none of the held-out ones a category's harmless floor is chosen on
     # (2,000 drawn, less the 136 that are training-template rows already)
     assert sources["identity_mentions"] == 1864 and tt.IDENTITY_MENTIONS == 2000
-    mention = {**dict.fromkeys(CATEGORIES, 0.0), "threat": 0.0}
+    mention = {**dict.fromkeys(HARM_CATEGORIES, 0.0), "threat": 0.0}
     assert all(t == mention for _, t, s in got if s == "identity_mentions")
     from tactful.train._devrows import harmless_dev_texts
 
     dev_identity = set(harmless_dev_texts(data_dir)["identity"])
     assert dev_identity.isdisjoint(x for x, _, s in got if s == "identity_mentions")
-    none = {**dict.fromkeys(CATEGORIES, 0.0), "jailbreak": 0.0, "threat": 0.0}
+    none = {**dict.fromkeys(HARM_CATEGORIES, 0.0), "jailbreak": 0.0, "threat": 0.0}
     assert all(t == none for _, t, s in got if s == "toxicchat")
     assert all(t and set(t) <= set(tt.REFIT_HEADS) for _, t, _ in got)
     assert all(0.0 <= v <= 1.0 for _, t, _ in got for v in t.values())
     weak = [t for _, t, s in got if s == "toxicchat_weak"]
     assert weak and all("illicit" not in t for t in weak)  # OpenAI's old scores lack it
+    assert all(set(EXTRA_CATEGORIES).isdisjoint(t) for t in weak)  # nor name tactful's
+    # tactful's own categories: HarmBench's copyright requests teach intellectual-property,
+    # its misinformation requests misinformation, and each rules the other out
+    from tactful.datasets import load_dataset as _load
+
+    hb = {
+        r.text: r.meta["category"]
+        for r in _load("harm_requests", "train", data_dir=data_dir)
+        if r.meta["set"] == "harmbench"
+    }
+    by = {x: t for x, t, s in got if s == "category_examples"}
+    copyright_ = [by[x] for x, c in hb.items() if c == "copyright" and x in by]
+    misinfo = [by[x] for x, c in hb.items() if c == "misinformation_disinformation" and x in by]
+    assert len(copyright_) == 63 and len(misinfo) == 48  # by distinct text
+    assert all(t["intellectual-property"] == 1.0 and t["misinformation"] == 0.0 for t in copyright_)
+    assert all(t["misinformation"] == 1.0 and t["intellectual-property"] == 0.0 for t in misinfo)
     assert all(set(t) == {"jailbreak"} for _, t, s in got if s == "jailbreak_sets")
     texts = [t for t, _, _ in got]
     assert len(texts) == len(set(texts))
@@ -264,6 +292,6 @@ def test_the_held_out_plain_language_templates_are_a_harmless_set(data_dir):
     ]
     # the dv- templates of figures of speech, fiction, safety questions, definitions,
     # technical verbs and support of a group; never a harmful template's row
-    assert len(plain) == 113
+    assert len(plain) == 139
     assert "Is it safe to force-kill a zombie process?" in plain
     assert not [t for t in plain if "erotic" in t or "end my life" in t]

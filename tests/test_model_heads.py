@@ -17,6 +17,9 @@ def test_check_heads_takes_the_eight_then_categories_once():
     assert check_heads(SEQ_HEADS) == SEQ_HEADS
     assert check_heads(list(CATEGORY_HEADS)) == CATEGORY_HEADS
     assert len(CATEGORY_HEADS) == 21
+    # tactful's own categories are harm categories too, after the 13 (a refit grafts them)
+    wider = (*CATEGORY_HEADS, "intellectual-property", "misinformation")
+    assert check_heads(wider) == wider
     for bad in (SEQ_HEADS[1:], (*SEQ_HEADS, "gore"), (*SEQ_HEADS, "sexual", "sexual")):
         with pytest.raises(ValueError, match=r": a model's heads are toxicity, offensive, "):
             check_heads(bad)

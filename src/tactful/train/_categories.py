@@ -48,7 +48,7 @@ from .._heads import CATEGORY_HEADS, SEQ_HEADS
 from ..config import resolve_data_dir
 from ..datasets import Record, load_dataset
 from ..datasets._harm import HARM_SETS, harm_test_texts
-from ..taxonomy import CATEGORIES
+from ..taxonomy import CATEGORIES, EXTRA_CATEGORIES, HARM_CATEGORIES
 from ._category_templates import TEMPLATE_REVISION, category_template_rows
 from ._mixture import Example
 
@@ -59,6 +59,7 @@ __all__ = [
     "category_data",
     "category_examples",
     "category_mixture",
+    "category_target",
     "template_category_examples",
     "toxicchat_weak_labels",
     "widen",
@@ -81,15 +82,30 @@ _TOXICCHAT_TOXIC_ROWS = "toxicchat/toxicchat0124_train_toxic_rows.csv"
 def _row(r: Record, source: str, labels: Mapping[str, float | None]) -> Example:
     """An example with ``labels``' targets; a text labelled not toxic has no toxic
     character (the token head learns that the group words of counter-speech, support and
-    identity statements, which it would otherwise meet only in toxic posts, are harmless)."""
+    identity statements, which it would otherwise meet only in toxic posts, are harmless).
+    The targets of tactful's own categories (:data:`~tactful.taxonomy.EXTRA_CATEGORIES`),
+    which no trained model's :data:`CATEGORY_HEADS` has, are kept in ``meta["extra"]``
+    (:func:`category_target` reads both)."""
     seq = [NAN] * len(CATEGORY_HEADS)
+    extra: dict[str, float] = {}
     for k, v in labels.items():
-        if v is not None:
+        if v is None:
+            continue
+        if k in EXTRA_CATEGORIES:
+            extra[k] = float(v)
+        else:
             seq[CATEGORY_HEADS.index(k)] = float(v)
     harmless = seq[CATEGORY_HEADS.index("toxicity")] == 0
-    return Example(
-        r.text, source, seq, tox_chars=frozenset() if harmless else None, meta={"id": r.id}
-    )
+    meta: dict[str, Any] = {"id": r.id, **({"extra": extra} if extra else {})}
+    return Example(r.text, source, seq, tox_chars=frozenset() if harmless else None, meta=meta)
+
+
+def category_target(e: Example, head: str) -> float:
+    """``e``'s target for ``head``, one of :data:`CATEGORY_HEADS` or of tactful's own
+    categories (``meta["extra"]``); NaN where it has none."""
+    if head in CATEGORY_HEADS:
+        return float(e.seq[CATEGORY_HEADS.index(head)])
+    return float(e.meta.get("extra", {}).get(head, NAN))
 
 
 def widen(examples: Iterable[Example]) -> list[Example]:
@@ -106,7 +122,7 @@ def widen(examples: Iterable[Example]) -> list[Example]:
 
 
 def _no_category() -> dict[str, float]:
-    return dict.fromkeys(CATEGORIES, 0.0)
+    return dict.fromkeys(HARM_CATEGORIES, 0.0)
 
 
 def _capped(examples: list[Example], caps: Mapping[str, int]) -> list[Example]:
@@ -336,9 +352,12 @@ def category_mixture(
         if e.source == "toxicchat":
             seq = list(e.seq)
             cats = _no_category() if e.seq[tox] == 0 else weak.get(e.text, {})
+            own = {c: v for c, v in cats.items() if c in EXTRA_CATEGORIES}
             for c, v in cats.items():
-                seq[CATEGORY_HEADS.index(c)] = v
-            e = dataclasses.replace(e, seq=seq)
+                if c not in own:
+                    seq[CATEGORY_HEADS.index(c)] = v
+            meta = {**e.meta, "extra": own} if own else e.meta
+            e = dataclasses.replace(e, seq=seq, meta=meta)
         elif e.text in tmpl:
             e = dataclasses.replace(e, seq=[*e.seq[:first], *tmpl[e.text].seq[first:]])
         out.append(e)

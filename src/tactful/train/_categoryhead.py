@@ -63,7 +63,7 @@ from ..params import (
     StrList,
     validate_params,
 )
-from ..taxonomy import CATEGORIES
+from ..taxonomy import CATEGORIES, EXTRA_CATEGORIES, HARM_CATEGORIES
 from ._delicatehead import open_refit
 
 __all__ = [
@@ -85,8 +85,10 @@ TEMPLATE_ROWS = 30
 #: The data sets of jailbreak prompts (all rows; the training stages draw them too).
 JAILBREAK_SETS = ("jailbreak_inthewild", "gptfuzzer", "deepset_injections")
 #: The heads a refit can learn again: the 13 categories, and jailbreak (which a model
-#: trained on the harm sets can learn to fire on any toxic request).
-REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak", "threat")
+#: trained on the harm sets can learn to fire on any toxic request), the threat row, and
+#: tactful's own categories (which only a refit gives a model: ``--graft --head
+#: misinformation``).
+REFIT_HEADS: tuple[str, ...] = (*CATEGORIES, "jailbreak", "threat", *EXTRA_CATEGORIES)
 #: ToxicSpans rater-level posts without a majority Threat span drawn (seeded) for the
 #: threat fit, beside all its threats.
 THREAT_NEGATIVES = 3000
@@ -121,23 +123,24 @@ def category_head_examples(
     from .._heads import CATEGORY_HEADS
     from ..datasets import load_dataset
     from ..datasets._harm import harm_test_texts
-    from ..taxonomy import CATEGORIES
     from ._categories import (
         CATEGORY_CAPS,
         category_examples,
+        category_target,
         template_category_examples,
         toxicchat_weak_labels,
     )
-    from ._mixture import build_mixture
+    from ._mixture import Example, build_mixture
 
     jb = CATEGORY_HEADS.index("jailbreak")
     th = CATEGORY_HEADS.index("threat")
     crisis = ("self-harm", "self-harm/intent", "self-harm/instructions")
 
-    def targets(seq: list[float]) -> dict[str, float]:
+    def targets(e: Example) -> dict[str, float]:
+        seq = e.seq
         out = {"jailbreak": 0.0 if np.isnan(seq[jb]) else float(seq[jb])}
-        for c in CATEGORIES:
-            v = seq[CATEGORY_HEADS.index(c)]
+        for c in HARM_CATEGORIES:
+            v = category_target(e, c)
             if not np.isnan(v):
                 out[c] = float(v)
         if not np.isnan(seq[th]):
@@ -150,11 +153,11 @@ def category_head_examples(
         r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
     }
     out = [
-        (e.text, targets(e.seq), "category_examples")
+        (e.text, targets(e), "category_examples")
         for e in category_examples(data_dir, CATEGORY_CAPS)
     ]
     out += [
-        (e.text, targets(e.seq), "template_categories")
+        (e.text, targets(e), "template_categories")
         for e in template_category_examples("train", TEMPLATE_ROWS, seed)
     ]
     chat = {r.text: r for r in load_dataset("toxicchat", "train", data_dir=data_dir)}
@@ -164,7 +167,7 @@ def category_head_examples(
         known = None if row is None else row.labels["jailbreak"]
         jailbreak = {} if known is None else {"jailbreak": float(known)}
         out.append((t, {**scores, **jailbreak}, "toxicchat_weak"))
-    none = dict.fromkeys(CATEGORIES, 0.0)
+    none = dict.fromkeys(HARM_CATEGORIES, 0.0)
     harmless = sorted(t for t, r in chat.items() if r.labels["toxicity"] == 0)
     picked = set(random.Random(seed).sample(harmless, min(chat_negatives, len(harmless))))
     for t in sorted(chat):
@@ -345,12 +348,13 @@ def refit_category_heads(
     version : str
         The new model's version.
     heads : sequence of str, optional
-        The heads to refit, of :data:`REFIT_HEADS`. Default: all of them. With
-        ``graft``, the 13 categories and these.
+        The heads to refit, of :data:`REFIT_HEADS`. Default: all of them the model has.
+        With ``graft``, the rows grafted and these.
     graft : bool
-        The model has the eight heads only: give it the 13 category rows, fit on its
-        frozen encoder (:func:`with_grafted_rows`); its own eight scores, spans and
-        points stay bit-identical.
+        Give the model the rows it lacks, fit on its frozen encoder
+        (:func:`with_grafted_rows`): the 13 category rows to a model of the eight heads,
+        and the rows of tactful's own categories (:data:`~tactful.taxonomy.EXTRA_CATEGORIES`)
+        named in ``heads``; every score, span and point it had stays bit-identical.
     c : float
         The inverse L2 strength of each logistic regression (scikit-learn's ``C``).
     chat_negatives : int
@@ -400,7 +404,7 @@ def refit_category_heads(
     card, model, max_len = open_refit(src, dst)
     from sklearn.linear_model import LogisticRegression
 
-    from .._heads import CATEGORY_HEADS, SEQ_HEADS
+    from .._heads import SEQ_HEADS
     from ..moderators.builtin import BuiltinModerator
     from ..taxonomy import TO_LLAMA_GUARD_3
     from ._config import load_tokenizer
@@ -410,24 +414,35 @@ def refit_category_heads(
 
     model_heads = list(card.get("heads", []))
     has = set(CATEGORIES) <= set(model_heads)
-    if has == p["graft"]:
+    asked = list(p["heads"] or ())
+    # a graft adds the rows the model lacks: the 13 categories to a model of the eight
+    # heads, and each of tactful's own categories asked for
+    add = ([] if has else list(CATEGORIES)) + [
+        h for h in EXTRA_CATEGORIES if h in asked and h not in model_heads
+    ]
+    if not p["graft"] and not has:
+        raise ConfigError(
+            f"The model in {src} has no harm-category heads: refit them on a model "
+            "trained with them (--categories), or add them with --graft."
+        )
+    if not p["graft"] and add:
+        raise ConfigError(f"The model in {src} has no {', '.join(add)} head: add it with --graft.")
+    if p["graft"] and not add:
         raise ConfigError(
             f"The model in {src} has harm-category heads already: refit them without --graft."
-            if has
-            else f"The model in {src} has no harm-category heads: refit them on a model "
-            "trained with them (--categories), or add them with --graft."
         )
     # a dynamically quantized head (builtin's) is dequantized first; anything else refused
     model, dequantized = float_seq_head(model, "category-heads")
     if p["graft"]:
-        if model_heads != list(SEQ_HEADS):
+        if not has and model_heads != list(SEQ_HEADS):
             raise ConfigError(f"The model in {src} does not have the eight heads to graft onto.")
-        model = with_grafted_rows(model, len(CATEGORY_HEADS))
-        model_heads = list(CATEGORY_HEADS)
+        model_heads = model_heads + add
+        model = with_grafted_rows(model, len(model_heads))
         card = {**card, "heads": model_heads}
-    # a graft fits the 13 new rows always, and any other head asked for
-    wanted = set(p["heads"] or (() if p["graft"] else REFIT_HEADS))
-    wanted |= set(CATEGORIES) if p["graft"] else set()
+    # a graft fits its new rows always, and any other head asked for; a refit without
+    # heads named fits every refit head the model has
+    wanted = set(asked or (() if p["graft"] else [h for h in REFIT_HEADS if h in model_heads]))
+    wanted |= set(add)
     examples = category_head_examples(
         p["data_dir"], chat_negatives=p["chat_negatives"], seed=p["seed"]
     )
@@ -480,7 +495,7 @@ def refit_category_heads(
     }
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     after = BuiltinModerator(model_dir=str(dst))
-    cats = [h for h in refit if h in CATEGORIES]
+    cats = [h for h in refit if h in HARM_CATEGORIES]
     if cats:
         th, fig = choose_category_thresholds(
             after, p["data_dir"], cats, harmless_pass=p["harmless_pass"]

@@ -599,15 +599,17 @@ def category_heads_command(
         typer.Option(
             "--head",
             help="A head to refit (repeatable): a category, jailbreak or threat. Default: "
-            "all of them (with --graft, the 13 categories and these).",
+            "all of them the model has (with --graft, the rows grafted and these).",
         ),
     ] = None,
     graft: Annotated[
         bool,
         typer.Option(
             "--graft",
-            help="The model has the eight heads only: add the 13 category rows, fit on its "
-            "frozen encoder (its own scores stay bit-identical).",
+            help="Add the rows the model lacks, fit on its frozen encoder (its own scores "
+            "stay bit-identical): the 13 category rows to a model of the eight heads, and "
+            "tactful's own categories named with --head (intellectual-property, "
+            "misinformation).",
         ),
     ] = False,
     cache: Annotated[

@@ -192,12 +192,13 @@ def _harmless_chat_rows(data_dir: str | Path | None) -> list[Any]:
 
     from .._heads import CATEGORY_HEADS
     from ..datasets import load_dataset
-    from ..taxonomy import CATEGORIES
+    from ..taxonomy import CATEGORIES, EXTRA_CATEGORIES
     from ._mixture import Example
 
     seq = [0.0 if h in CATEGORIES else math.nan for h in CATEGORY_HEADS]
+    extra = dict.fromkeys(EXTRA_CATEGORIES, 0.0)
     return [
-        Example(r.text, "toxicchat", list(seq))
+        Example(r.text, "toxicchat", list(seq), meta={"extra": dict(extra)})
         for r in load_dataset("toxicchat", "dev", data_dir=data_dir)
         if r.labels["toxicity"] == 0
     ]
@@ -266,9 +267,8 @@ def choose_category_thresholds(
     a flagged text at its own point. The figures then give each category's
     ``harmless_floor``, ``threshold_or``, ``f1_or`` and its sets' pass rates at it.
     """
-    from .._heads import CATEGORY_HEADS
     from ..metrics import roc_auc
-    from ._categories import category_examples, template_category_examples
+    from ._categories import category_examples, category_target, template_category_examples
 
     rows = category_examples(data_dir, split="dev") + template_category_examples("dev")
     rows += _harmless_chat_rows(data_dir)
@@ -286,7 +286,7 @@ def choose_category_thresholds(
             name: scores[at[i] : at[i + 1]] for i, name in enumerate(sets) if at[i + 1] > at[i]
         }
     for c in categories:
-        y_all = np.array([e.seq[CATEGORY_HEADS.index(c)] for e in rows], dtype=float)
+        y_all = np.array([category_target(e, c) for e in rows], dtype=float)
         known = ~np.isnan(y_all)
         y = y_all[known].astype(int)
         p = seq[known, heads.index(c)]
