@@ -8,7 +8,7 @@ tactful × fillers with a fixed seed.
 >>> from tactful.functional import FUNCTIONALITIES, build_suite, score_functional
 >>> cases = build_suite()                 # the built-in descriptors: no data folder needed
 >>> len(cases), len(FUNCTIONALITIES)
-(3582, 37)
+(3710, 41)
 
 Scoring a moderator (``load_dataset("functional")`` gives the same rows with the
 data folder's HolisticBias descriptors)::

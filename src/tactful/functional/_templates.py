@@ -21,7 +21,7 @@ from .._heads import CATEGORY_HEADS
 from .._types import Span
 from ..errors import ConfigError
 from ..params import Bool, Constraints, Nullable, OneOf, Str, StrList, validate_params
-from ..taxonomy import CATEGORIES
+from ..taxonomy import HARM_CATEGORIES
 
 __all__ = [
     "SPAN_CHECKS",
@@ -78,7 +78,7 @@ class Functionality:
     delicate : bool or None
         The expected delicate decision, ``None`` where it is not tested.
     category : str or None
-        The harm category (:data:`tactful.taxonomy.CATEGORIES`) every case must be
+        The harm category (:data:`tactful.taxonomy.HARM_CATEGORIES`) every case must be
         flagged with, ``None`` where none is tested.
     not_categories : tuple of str
         Heads no case may be flagged with: harm categories or sequence heads
@@ -101,7 +101,7 @@ class Functionality:
         "span_check": OneOf(SPAN_CHECKS),
         "jailbreak": Nullable(Bool()),
         "delicate": Nullable(Bool()),
-        "category": Nullable(OneOf(CATEGORIES)),
+        "category": Nullable(OneOf(HARM_CATEGORIES)),
         "not_categories": StrList(options=CATEGORY_HEADS),
     }
 
