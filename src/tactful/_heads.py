@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .taxonomy import CATEGORIES
+from .taxonomy import CATEGORIES, HARM_CATEGORIES
 
 #: Sequence-level heads, in the order of the model's ``seq`` output columns.
 #: ``toxicity`` is prompt/chat toxicity (ToxicChat's definition, jailbreaks count
@@ -29,7 +29,7 @@ CATEGORY_HEADS: tuple[str, ...] = (*SEQ_HEADS, *CATEGORIES)
 
 def check_heads(heads: Sequence[str]) -> tuple[str, ...]:
     """``heads`` as a tuple if it is a model's sequence heads: :data:`SEQ_HEADS`, then
-    harm categories (:data:`tactful.taxonomy.CATEGORIES`), each once.
+    harm categories (:data:`tactful.taxonomy.HARM_CATEGORIES`), each once.
 
     Raises
     ------
@@ -40,11 +40,11 @@ def check_heads(heads: Sequence[str]) -> tuple[str, ...]:
     extra = heads[len(SEQ_HEADS) :]
     if (
         heads[: len(SEQ_HEADS)] != SEQ_HEADS
-        or not set(extra) <= set(CATEGORIES)
+        or not set(extra) <= set(HARM_CATEGORIES)
         or len(set(extra)) != len(extra)
     ):
         raise ValueError(
             f"heads {', '.join(heads)}: a model's heads are {', '.join(SEQ_HEADS)}, "
-            f"then harm categories ({', '.join(CATEGORIES)}), each once."
+            f"then harm categories ({', '.join(HARM_CATEGORIES)}), each once."
         )
     return heads

@@ -39,7 +39,7 @@ from .options import (
     opened_store,
 )
 from .service import serve_command
-from .taxonomy import CATEGORIES
+from .taxonomy import HARM_CATEGORIES
 from .train import train_app
 
 __all__ = ["app", "main"]
@@ -180,7 +180,7 @@ def check(
             if v is not None
         ]
         # A model with harm-category heads names the categories it flags.
-        harms = [c for c in CATEGORIES if a.flags.get(c)]
+        harms = [c for c in HARM_CATEGORIES if a.flags.get(c)]
         if harms:
             extras.append("harm: " + ", ".join(harms))
         _out.print(Text.assemble(f"[{i}] ", verdict, "  " + " · ".join(extras) if extras else ""))

@@ -35,7 +35,7 @@ from .errors import BackendError, ConfigError, DataError, FailedItemsError
 from .metrics import average_precision, jailbreak_recall, precision_recall_f1, roc_auc, span_f1
 from .params import Bool, Constraints, Int, Nullable, OneOf, validate_params
 from .store import ENGINES, ResultStore, analyze_all
-from .taxonomy import CATEGORIES
+from .taxonomy import HARM_CATEGORIES
 
 __all__ = [
     "IN_SAMPLE_ADVICE",
@@ -87,7 +87,7 @@ def _prediction(analysis: Analysis, task: str, moderator: str) -> tuple[bool, fl
 def category_metrics(
     records: Sequence[Any], analyses: Sequence[Analysis]
 ) -> dict[str, dict[str, Any]]:
-    """Per harm category (:data:`tactful.taxonomy.CATEGORIES`), how the moderator's score
+    """Per harm category (:data:`tactful.taxonomy.HARM_CATEGORIES`), how the moderator's score
     and flag for it meet the rows that label it.
 
     A category enters when some row labels it (``Record.labels[category]`` 0 or 1) and
@@ -100,10 +100,10 @@ def category_metrics(
     dict
         Category -> ``n``, ``n_positive``, ``roc_auc`` (``None`` with one class) and,
         where the moderator flags the category on every row (``Analysis.flags``),
-        ``precision``, ``recall`` and ``f1`` of those flags; in :data:`CATEGORIES` order.
+        ``precision``, ``recall`` and ``f1`` of those flags; in :data:`~tactful.taxonomy.HARM_CATEGORIES` order.
     """
     out: dict[str, dict[str, Any]] = {}
-    for cat in CATEGORIES:
+    for cat in HARM_CATEGORIES:
         rows = [i for i, r in enumerate(records) if r.labels.get(cat) is not None]
         given = [analyses[i].scores.get(cat) for i in rows]
         scores = [s for s in given if s is not None]

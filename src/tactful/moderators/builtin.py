@@ -34,7 +34,7 @@ from ..align import Normalized, align_tokens, replace_surrogates, trim_span
 from ..errors import ModelError, UnknownNameError
 from ..normalize import normalize
 from ..params import Constraint, Constraints, Float, Int, Nullable, OneOf, Str, check_param
-from ..taxonomy import CATEGORIES
+from ..taxonomy import HARM_CATEGORIES
 from ._texts import Configured, check_texts
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ _EXTRA_THRESHOLDS = (
     "threat_or",
     "insult_or",
     "span",
-    *(f"{c}_or" for c in CATEGORIES),
+    *(f"{c}_or" for c in HARM_CATEGORIES),
 )
 
 
@@ -282,7 +282,7 @@ class BuiltinModerator(Configured):
     def heads(self) -> tuple[str, ...]:
         """The model's sequence heads, in the order of its ``seq`` output: the card's
         ``heads``, which are :data:`SEQ_HEADS` and then any of the harm categories
-        (:data:`tactful.taxonomy.CATEGORIES`) the model was trained on."""
+        (:data:`tactful.taxonomy.HARM_CATEGORIES`) the model was trained on."""
         try:
             heads = check_heads(self.card.get("heads") or SEQ_HEADS)
         except ValueError as err:

@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 import tactful
-from tactful.taxonomy import CATEGORIES
+from tactful.taxonomy import HARM_CATEGORIES
 
 from ._schemas import (
     ItemList,
@@ -68,7 +68,7 @@ def console_router(service: Service) -> APIRouter:
             ],
             "review_head": s.review_head,
             # the harm categories a model with category heads flags (tactful.taxonomy)
-            "harm_categories": list(CATEGORIES),
+            "harm_categories": list(HARM_CATEGORIES),
             "limits": {
                 "max_texts": s.max_texts,
                 "max_chars": s.max_chars,
