@@ -82,6 +82,29 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=None, allow_nan=False) + "\n")
 
 
+def _graft_text(graft: dict, card: dict) -> str:
+    """One ``tactful train category-heads`` record of a card, in words."""
+    heads = list(graft.get("heads", []))
+    cats = [h for h in heads if h in card.get("categories", {})]
+    rows = [h for h in heads if h not in cats]
+    how = "grafted onto" if graft.get("grafted") else "refit from"
+    text = (
+        f"{len(cats)} category rows {how} {graft.get('from', {}).get('version', '?')} "
+        "with tactful train category-heads"
+    )
+    if rows:
+        text += f", and the {', '.join(rows)} row{'s' if len(rows) > 1 else ''} refit"
+    threat = graft.get("threat_dev")
+    if isinstance(threat, dict):
+        before = threat.get("before", {})
+        text += (
+            f"; threat point {before.get('threshold', '?')} -> {threat.get('threshold')}"
+            f" (dev F1 {_fmt(threat.get('f1'))} on {threat.get('rows')} rows), threat_or "
+            f"{before.get('threat_or', '?')} -> {threat.get('threat_or')}"
+        )
+    return text
+
+
 def _fmt(value: Any) -> str:
     if value is None:
         return "—"
@@ -435,25 +458,12 @@ def model_card(
         )
     graft = card.get("category_heads")
     if isinstance(graft, dict):
-        heads = list(graft.get("heads", []))
-        cats = [h for h in heads if h in card.get("categories", {})]
-        rows = [h for h in heads if h not in cats]
-        how = "grafted onto" if graft.get("grafted") else "refit from"
-        text = (
-            f"{len(cats)} category rows {how} {graft.get('from', {}).get('version', '?')} "
-            "with tactful train category-heads"
-        )
-        if rows:
-            text += f", and the {', '.join(rows)} row{'s' if len(rows) > 1 else ''} refit"
-        threat = graft.get("threat_dev")
-        if isinstance(threat, dict):
-            before = threat.get("before", {})
-            text += (
-                f"; threat point {before.get('threshold', '?')} -> {threat.get('threshold')}"
-                f" (dev F1 {_fmt(threat.get('f1'))} on {threat.get('rows')} rows), threat_or "
-                f"{before.get('threat_or', '?')} -> {threat.get('threat_or')}"
-            )
-        table.add_row("category heads", text + " (other heads unchanged)")
+        # a graft onto a grafted model keeps the earlier record: oldest first
+        chain = [graft]
+        while isinstance(chain[-1].get("earlier"), dict):
+            chain.append(chain[-1]["earlier"])
+        texts = [_graft_text(g, card) for g in reversed(chain)]
+        table.add_row("category heads", "; then ".join(texts) + " (other heads unchanged)")
     for file, digest in card.get("sha256", {}).items():
         table.add_row(f"sha256 {file}", digest)
     _out.print(table)

@@ -286,11 +286,11 @@ def category_data(
     """What each harm category learned from, for a model card: per category, the train
     examples in it by source (:func:`category_examples` with ``caps``, target 1) and
     ``toxicchat_weak`` (ToxicChat's toxic train prompts whose OpenAI score for it is at
-    least 0.5, soft targets)."""
-    out: dict[str, dict[str, int]] = {c: {} for c in CATEGORIES}
+    least 0.5, soft targets); tactful's own categories too (no weak labels)."""
+    out: dict[str, dict[str, int]] = {c: {} for c in HARM_CATEGORIES}
     for e in category_examples(data_dir, caps):
-        for c in CATEGORIES:
-            if e.seq[CATEGORY_HEADS.index(c)] == 1.0:
+        for c in HARM_CATEGORIES:
+            if category_target(e, c) == 1.0:
                 out[c][e.source] = out[c].get(e.source, 0) + 1
     for scores in toxicchat_weak_labels(data_dir).values():
         for c, v in scores.items():

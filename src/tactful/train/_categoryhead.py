@@ -492,6 +492,8 @@ def refit_category_heads(
         + (" --graft" if p["graft"] else "")
         + ("" if p["heads"] is None else "".join(f" --head {h}" for h in p["heads"]))
         + ("" if p["harmless_pass"] is None else f" --harmless-pass {p['harmless_pass']}"),
+        # the refits before this one (a graft onto a grafted model keeps their record)
+        **({"earlier": card["category_heads"]} if "category_heads" in card else {}),
     }
     (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
     after = BuiltinModerator(model_dir=str(dst))

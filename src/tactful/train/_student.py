@@ -59,18 +59,21 @@ def installed_teacher(name: str) -> TeacherId:
     A model whose category rows alone were grafted onto another (``tactful train
     category-heads --graft``) gives the eight heads' scores of that model bit for bit,
     so its bank labels are that model's: the identity is the one its card's
-    ``category_heads.from`` records. A graft that refit one of the eight heads too
+    ``category_heads.from`` records, and further back along the ``earlier`` grafts while
+    those grafted category rows alone too. A graft that refit one of the eight heads too
     (``--head threat``) is a teacher of its own."""
     from .._models import model_dir
-    from ..taxonomy import CATEGORIES
+    from ..taxonomy import HARM_CATEGORIES
 
     folder = model_dir(name)
     card = json.loads((folder / "card.json").read_text())
+    ident = TeacherId(name, str(card["version"]), sha256_file(folder / "model.onnx"))
     graft = card.get("category_heads") or {}
-    if graft.get("grafted") and set(graft.get("heads", ())) <= set(CATEGORIES):
+    while graft.get("grafted") and set(graft.get("heads", ())) <= set(HARM_CATEGORIES):
         origin = graft["from"]
-        return TeacherId(name, str(origin["version"]), str(origin["model.onnx sha256"]))
-    return TeacherId(name, str(card["version"]), sha256_file(folder / "model.onnx"))
+        ident = TeacherId(name, str(origin["version"]), str(origin["model.onnx sha256"]))
+        graft = graft.get("earlier") or {}
+    return ident
 
 
 def _logits(p: np.ndarray) -> list[float]:
