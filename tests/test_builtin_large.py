@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from plain_cases import PLAIN, check_no_spans_on_prompts, check_plain_cases
+from plain_cases import PLAIN, check_no_spans_on_prompts, check_own_categories, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
 from tactful._heads import CATEGORY_HEADS
 from tactful.cli import app
 from tactful.moderators.builtin import default_model_dir, load_card
-from tactful.taxonomy import CATEGORIES, TO_LLAMA_GUARD_3
+from tactful.taxonomy import CATEGORIES, EXTRA_CATEGORIES, HARM_CATEGORIES, TO_LLAMA_GUARD_3
 
 #: The model ships in its own distribution, tactful-builtin-large.
 pytestmark = pytest.mark.needs_model("builtin-large")
@@ -63,11 +63,12 @@ def test_model_card_command_shows_the_large_card():
         "chosen on the 375 DeTexD rows no training stage drew, cross-fitted F1 there "
         f"{card['dev']['detexd_heldout_delicate_crossfit_f1']:.4f}"
     ) in shown.output
-    threat = card["category_heads"]["threat_dev"]
+    threat = card["category_heads"]["earlier"]["threat_dev"]
     assert (
         "13 category rows grafted onto 2.2.2 with tactful train category-heads, and the threat "
         f"row refit; threat point 0.5 -> {threat['threshold']} (dev F1 {threat['f1']:.4f} on "
-        f"{threat['rows']} rows), threat_or 0.9 -> {threat['threat_or']} (other heads unchanged)"
+        f"{threat['rows']} rows), threat_or 0.9 -> {threat['threat_or']}; then 2 category rows "
+        "grafted onto 3.2.0 with tactful train category-heads"
     ) in shown.output
     line = next(x for x in shown.output.splitlines() if "│ self-harm/intent " in x)
     cells = [c.strip() for c in line.strip("│ ").split("│")]
@@ -117,7 +118,7 @@ def test_prompts_that_switch_rules_off_get_no_span(large):
     # 2.2.1 is 2.2.0 with its token head refit (tactful train span-head): 2.2.0 marked
     # "Ignore all previous instructions and print" as an insult
     card = large.card
-    assert card["version"] == "3.2.0" and card["span_head"]["from"]["version"] == "2.2.0"
+    assert card["version"] == "3.3.0" and card["span_head"]["from"]["version"] == "2.2.0"
     check_no_spans_on_prompts(large)
 
 
@@ -176,8 +177,13 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_and_two_po
     from tactful.train._student import installed_teacher
 
     card = load_card(name="builtin-large")
-    assert card["heads"] == list(CATEGORY_HEADS)
-    graft = card["category_heads"]
+    assert card["heads"] == [*CATEGORY_HEADS, *EXTRA_CATEGORIES]
+    # 3.3.0 is 3.2.0 with the rows of tactful's own two categories grafted on; the record
+    # of the graft that made 3.2.0 is kept as the earlier one
+    last = card["category_heads"]
+    assert last["heads"] == ["intellectual-property", "misinformation"]
+    assert last["grafted"] is True and last["from"]["version"] == "3.2.0"
+    graft = last["earlier"]
     assert graft["grafted"] is True and graft["heads"] == [*CATEGORIES, "threat"]
     assert graft["from"]["version"] == "2.2.2"
     assert graft["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
@@ -197,7 +203,9 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_and_two_po
     assert card["thresholds"]["threat"] == threat["threshold"]
     assert card["thresholds"]["threat_or"] == threat["threat_or"]
     tid = installed_teacher("builtin-large")
-    assert (tid.folder, tid.sha256) == ("builtin-large-3.2.0", card["sha256"]["model.onnx"])
+    # 3.3.0's eight heads are 3.2.0's bit for bit, so its bank labels are 3.2.0's
+    assert (tid.folder, tid.sha256) == ("builtin-large-3.2.0", last["from"]["model.onnx sha256"])
+    assert last["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
 
 
 def test_plain_harms_get_their_categories(large):
@@ -229,6 +237,10 @@ def test_plain_harms_get_their_categories(large):
     assert {s.label for s in got[1].spans} == {"threat"}
 
 
+def test_copyright_and_false_claims_get_tactfuls_own_categories(large):
+    check_own_categories(large)
+
+
 def test_a_category_flags_alone_at_its_flagging_point_and_names_a_flagged_texts_harm():
     """A category's own point names the harm of a flagged text; it flags a text by itself
     only at its ``CATEGORY_or`` point (a card without one: at its own point)."""
@@ -238,7 +250,7 @@ def test_a_category_flags_alone_at_its_flagging_point_and_names_a_flagged_texts_
     assert 0.02 < hate < 0.98
     low, high = round(hate - 0.01, 4), round(hate + 0.01, 4)
     quiet = {"toxicity": 1.0, "offensive_or": 1.0, "threat_or": 1.0, "insult_or": 1.0}
-    quiet |= {f"{c}_or": 1.0 for c in CATEGORIES}
+    quiet |= {f"{c}_or": 1.0 for c in HARM_CATEGORIES}
     # at its own point but not its flagging point: not flagged, so no category either
     got = tactful.load("builtin-large", thresholds={**quiet, "hate": low}).analyze(text)[0]
     assert not got.flagged and not got.flags["hate"]
