@@ -87,6 +87,15 @@ def _row(r: Record, source: str, labels: Mapping[str, float | None]) -> Example:
     which no trained model's :data:`CATEGORY_HEADS` has, are kept in ``meta["extra"]``
     (:func:`category_target` reads both)."""
     seq = [NAN] * len(CATEGORY_HEADS)
+    extra = _set_targets(seq, labels)
+    harmless = seq[CATEGORY_HEADS.index("toxicity")] == 0
+    meta: dict[str, Any] = {"id": r.id, **({"extra": extra} if extra else {})}
+    return Example(r.text, source, seq, tox_chars=frozenset() if harmless else None, meta=meta)
+
+
+def _set_targets(seq: list[float], labels: Mapping[str, float | None]) -> dict[str, float]:
+    """Write ``labels`` (a ``None`` skipped) into ``seq``, in :data:`CATEGORY_HEADS` order;
+    return those of tactful's own categories, which ``seq`` has no place for."""
     extra: dict[str, float] = {}
     for k, v in labels.items():
         if v is None:
@@ -95,9 +104,7 @@ def _row(r: Record, source: str, labels: Mapping[str, float | None]) -> Example:
             extra[k] = float(v)
         else:
             seq[CATEGORY_HEADS.index(k)] = float(v)
-    harmless = seq[CATEGORY_HEADS.index("toxicity")] == 0
-    meta: dict[str, Any] = {"id": r.id, **({"extra": extra} if extra else {})}
-    return Example(r.text, source, seq, tox_chars=frozenset() if harmless else None, meta=meta)
+    return extra
 
 
 def category_target(e: Example, head: str) -> float:
@@ -352,10 +359,7 @@ def category_mixture(
         if e.source == "toxicchat":
             seq = list(e.seq)
             cats = _no_category() if e.seq[tox] == 0 else weak.get(e.text, {})
-            own = {c: v for c, v in cats.items() if c in EXTRA_CATEGORIES}
-            for c, v in cats.items():
-                if c not in own:
-                    seq[CATEGORY_HEADS.index(c)] = v
+            own = _set_targets(seq, cats)
             meta = {**e.meta, "extra": own} if own else e.meta
             e = dataclasses.replace(e, seq=seq, meta=meta)
         elif e.text in tmpl:

@@ -607,7 +607,8 @@ def category_heads_command(
         typer.Option(
             "--graft",
             help="Add the rows the model lacks, fit on its frozen encoder (its own scores "
-            "stay bit-identical): the 13 category rows to a model of the eight heads, and "
+            "stay bit-identical, or nearly so where an int8 head is made float to take "
+            "them): the 13 category rows to a model of the eight heads, and "
             "tactful's own categories named with --head (intellectual-property, "
             "misinformation).",
         ),
