@@ -9,6 +9,11 @@ keeps each matrix as int8 with one scale per output column (the embedding tables
 the embeddings' LayerNorm as uint8 with one scale and zero point), and the biases and
 the other LayerNorms as float32. Dequantized (``(q - zero_point) * scale``), they start
 the next leg: ``tactful train student OUT --init MODEL_FOLDER``.
+
+The sequence head may be float: ``tactful train category-heads --graft`` makes an int8
+head one float ``Gemm`` to add rows to it. A grafted row of tactful's own categories
+(:data:`~tactful.taxonomy.EXTRA_CATEGORIES`) is not one a student trains, so it is left
+out of the state and named in ``dropped_heads``: a graft adds it again after the leg.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
+from ..taxonomy import EXTRA_CATEGORIES
+from ._delicatehead import SEQ_BIAS, SEQ_WEIGHT
 from ._provenance import card_stages
 
 __all__ = ["dequantized_state", "is_dequantizable"]
@@ -41,6 +48,11 @@ def dequantized_state(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any
     """The ``MultiTaskModel`` state dict (torch float32 tensors, keys as in a run's
     ``model.pt``) of the fused ``dynamic`` graph in ``folder``, and what it is: the
     card's name, version and heads, and the number of encoder layers.
+
+    The sequence head is read as the graph keeps it: int8 (``MatMulInteger`` of
+    :data:`SEQ_WEIGHT` quantized) or one float ``Gemm`` (``transB=1``, a graft's). The
+    rows of :data:`~tactful.taxonomy.EXTRA_CATEGORIES` are dropped: the state's heads
+    (``heads``) are the card's without them, and ``dropped_heads`` names them.
 
     Raises :class:`~tactful.errors.ConfigError` (one line) when the graph is not a
     fused ``dynamic`` export of a ``MultiTaskModel`` (a ``weights`` or float export,
@@ -99,7 +111,7 @@ def dequantized_state(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any
             key = f"encoder.encoder.layer.{found[1]}.{found[2].replace('/', '.')}.dense"
         elif node.name == "/model/tok_head/MatMul_quant":
             key = "tok_head"
-        elif node.name == "/model/seq_head/Gemm_MatMul_quant":
+        elif node.input[1].startswith(SEQ_WEIGHT):
             key = "seq_head"
         else:
             continue
@@ -110,19 +122,33 @@ def dequantized_state(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any
             for part in ("weight", "bias"):
                 key = f"encoder.encoder.layer.{layer}.{ln}.{part}"
                 state[key] = arr(f"model.{key}")
+    gemms = [n for n in graph.node if n.op_type == "Gemm" and SEQ_WEIGHT in n.input]
+    if "seq_head.weight" not in state and len(gemms) == 1:
+        if {a.name: a.i for a in gemms[0].attribute}.get("transB") != 1:
+            raise ConfigError(
+                f"{folder / 'model.onnx'}: its float sequence head is not transB=1 "
+                f"(weight [heads, hidden])."
+            )
+        state["seq_head.weight"] = arr(SEQ_WEIGHT)
+        state["seq_head.bias"] = arr(SEQ_BIAS)
     heads = tuple(card.get("heads") or ())
     if "seq_head.weight" not in state or state["seq_head.weight"].shape[0] != len(heads):
         raise ConfigError(
             f"{folder / 'model.onnx'}: its sequence head does not have the card's "
             f"{len(heads)} heads."
         )
+    keep = [i for i, h in enumerate(heads) if h not in EXTRA_CATEGORIES]
+    dropped = [h for h in heads if h in EXTRA_CATEGORIES]
+    for part in ("weight", "bias"):
+        state[f"seq_head.{part}"] = state[f"seq_head.{part}"][keep]
     tensors = {
         k: torch.from_numpy(np.array(v, dtype=np.float32, copy=True)) for k, v in state.items()
     }
     info = {
         "name": card.get("name"),
         "version": card.get("version"),
-        "heads": list(heads),
+        "heads": [heads[i] for i in keep],
+        "dropped_heads": dropped,
         "layers": layers,
         "encoder": card.get("encoder"),
         "model.onnx sha256": (card.get("sha256") or {}).get("model.onnx"),

@@ -315,6 +315,12 @@ def _init_from_model(
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(state, out_dir / "init.pt")
     log.info("init: %s %s read back from %s", info["name"], info["version"], folder)
+    if info["dropped_heads"]:
+        log.info(
+            "init: its grafted rows %s are not trained by a student; graft them again "
+            "afterwards (tactful train category-heads --graft --head NAME)",
+            ", ".join(info["dropped_heads"]),
+        )
     return {**info, "dir": str(folder)}
 
 
