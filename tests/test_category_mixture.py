@@ -128,7 +128,7 @@ def test_category_templates_fill_train_and_dev_apart_and_disjoint_from_the_suite
     )
 
     train, dev = category_template_rows("train"), category_template_rows("dev")
-    assert len(train) == 1515 and len(dev) == 356
+    assert len(train) == 1856 and len(dev) == 456
     assert not {t for t, _, _ in train} & {t for t, _, _ in dev}
     assert {f for _, f, _ in train} == set(CATEGORY_FUNCTIONALITIES)
     assert all("{" not in t and t[0].isupper() for t, _, _ in train + dev)

@@ -64,6 +64,7 @@ from ..params import (
     validate_params,
 )
 from ..taxonomy import CATEGORIES, EXTRA_CATEGORIES, HARM_CATEGORIES
+from ._category_templates import TEMPLATE_REVISION
 from ._delicatehead import open_refit
 
 __all__ = [
@@ -488,6 +489,7 @@ def refit_category_heads(
             "seed": p["seed"],
             "harmless_pass": p["harmless_pass"],
             "template_rows": TEMPLATE_ROWS,
+            "template_revision": TEMPLATE_REVISION,
             "max_len": max_len,
         },
         "command": f"tactful train category-heads {src} --out {dst} --version {p['version']}"
