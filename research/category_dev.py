@@ -15,9 +15,17 @@ from collections import defaultdict
 import numpy as np
 from sklearn.metrics import f1_score, roc_auc_score
 
-from tactful.moderators.builtin import BuiltinModerator
-from tactful.taxonomy import HARM_CATEGORIES
-from tactful.train._categories import category_examples, category_target
+import tactful
+from tactful.taxonomy import CATEGORIES, HARM_CATEGORIES
+from tactful.train import category_examples
+
+
+def category_target(e, cat: str) -> float:
+    """A dev row's target for ``cat``: the 13 end its targets, tactful's own are in
+    ``meta["extra"]``; NaN where the row has none."""
+    if cat in CATEGORIES:
+        return float(e.seq[len(e.seq) - len(CATEGORIES) + CATEGORIES.index(cat)])
+    return float(e.meta.get("extra", {}).get(cat, math.nan))
 
 
 def main() -> None:
@@ -28,7 +36,7 @@ def main() -> None:
     texts = [e.text for e in rows]
     results = []
     for folder in args.models:
-        mod = BuiltinModerator(model_dir=folder)
+        mod = tactful.load("builtin", model_dir=folder)
         got = mod.analyze(texts)
         per_cat = {}
         for cat in HARM_CATEGORIES:
@@ -54,7 +62,7 @@ def main() -> None:
         print(
             cat.ljust(26),
             f"{first[0]:4d} {first[1]:3d}",
-            *(f"{'AUC %.4f F1 %.3f' % c[2:]:>22}" if c else f"{'-':>22}" for c in cells),
+            *(f"{f'AUC {c[2]:.4f} F1 {c[3]:.3f}' if c else '-':>22}" for c in cells),
         )
     print("\ndev template functionality: share flagged")
     for name in sorted(results[0][2]):
