@@ -7,7 +7,7 @@ import shutil
 import sys
 
 import pytest
-from plain_cases import PLAIN, check_no_spans_on_prompts, check_plain_cases
+from plain_cases import PLAIN, check_no_spans_on_prompts, check_own_categories, check_plain_cases
 from typer.testing import CliRunner
 
 import tactful
@@ -24,7 +24,7 @@ from tactful.moderators.builtin import (
     load_card,
 )
 from tactful.params import Int, Nullable, OneOf, Str
-from tactful.taxonomy import CATEGORIES, HARM_CATEGORIES
+from tactful.taxonomy import CATEGORIES, EXTRA_CATEGORIES, HARM_CATEGORIES
 
 MODEL_DIR = default_model_dir()
 
@@ -45,9 +45,19 @@ def test_card_pins_the_shipped_files():
     # 3.2.0 with a head per harm category, three legs of stage 7 (runs/b4, then runs/b5 and
     # runs/b6 from the weights before, the last with each category template four times),
     # dynamic int8; its category points by the one-standard-error rule, each flagging
-    # point above the harmless dev sets (docs/research/model-3.md)
-    assert card["version"] == "3.0.0" and card["quantization"] == "dynamic"
-    assert card["heads"] == list(CATEGORY_HEADS)
+    # point above the harmless dev sets (docs/research/model-3.md). 3.2.0 is 3.0.0 with
+    # the rows of tactful's own two categories grafted on and six of the 13 category rows
+    # fit again on its frozen encoder from the category templates' revision 6, those
+    # whose dev F1 the refit raised without flagging more harmless dev texts; the graft
+    # made the int8 head one float Gemm to take them
+    assert card["version"] == "3.2.0" and card["quantization"] == "dynamic"
+    assert card["heads"] == [*CATEGORY_HEADS, *EXTRA_CATEGORIES]
+    graft = card["category_heads"]
+    refit = ["hate/threatening", "illicit", "illicit/violent", "self-harm", "self-harm/intent"]
+    assert graft["heads"] == [*refit, "violence", *EXTRA_CATEGORIES]
+    assert graft["grafted"] is True
+    assert graft["from"]["version"] == "3.0.0" and graft["dequantized_head"] is True
+    assert graft["config"]["template_revision"] == 6
     assert card["architecture"].startswith("MiniLM-L6-H384 encoder")
     assert card["base_model"].endswith("; the student keeps its first 6 layers")
     training = card["training"]
@@ -61,8 +71,8 @@ def test_card_pins_the_shipped_files():
     points = card["thresholds"]
     assert set(points) >= {"toxicity", "jailbreak", "delicate", "span", *CATEGORIES}
     assert all(0.0 < v < 1.0 for v in points.values())
-    assert all(points[f"{c}_or"] >= points[c] for c in CATEGORIES)
-    assert list(card["categories"]) == list(CATEGORIES)
+    assert all(points[f"{c}_or"] >= points[c] for c in HARM_CATEGORIES)
+    assert list(card["categories"]) == list(HARM_CATEGORIES)
 
 
 def test_tampered_model_is_refused(tmp_path):
@@ -143,10 +153,10 @@ def test_one_forward_pass_answers_every_head(builtin):
     [a] = builtin.analyze(["you absolute idiot"])
     heads = ("toxicity", "offensive", "insult", "threat", "identity_attack", "profanity")
     assert SEQ_HEADS == (*heads, "jailbreak", "delicate")
-    # model 3.0.0 scores the 13 harm categories in the same pass
-    assert set(a.scores) == {*heads, *CATEGORIES}
+    # model 3.2.0 scores the 15 harm categories in the same pass
+    assert set(a.scores) == {*heads, *HARM_CATEGORIES}
     assert a.jailbreak is not None and a.delicate is not None
-    assert set(a.flags) == {*SEQ_HEADS, *CATEGORIES}
+    assert set(a.flags) == {*SEQ_HEADS, *HARM_CATEGORIES}
 
 
 def test_insult_is_flagged_and_pointed_at(builtin):
@@ -161,6 +171,10 @@ def test_plain_cases(builtin):
     got = check_plain_cases(builtin)
     assert [(s.start, s.end, s.label) for s in got[0].spans] == [(2, 15, "threat")]
     assert PLAIN[0][0][2:15] == "will kill you"
+
+
+def test_copyright_and_false_claims_get_tactfuls_own_categories(builtin):
+    check_own_categories(builtin)
 
 
 def test_prompts_that_switch_rules_off_get_no_span(builtin):

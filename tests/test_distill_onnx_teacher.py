@@ -8,6 +8,7 @@ import pytest
 from tactful._heads import SEQ_HEADS
 from tactful.errors import ConfigError
 from tactful.moderators.builtin import BuiltinModerator, default_model_dir
+from tactful.taxonomy import CATEGORIES, EXTRA_CATEGORIES
 from tactful.train import distill, is_model_folder, teacher_logits
 
 
@@ -23,8 +24,8 @@ def test_a_model_folder_is_a_teacher(tmp_path):
     texts = ["you are an 1d1ot", "have a nice day", "  hi"]
     seq, chars = teacher_logits(folder, texts, tmp_path / "cache")
     mod = BuiltinModerator(model_dir=str(folder))
-    # one column per head the card lists: the eight, then the harm categories
-    assert mod.heads[: len(SEQ_HEADS)] == SEQ_HEADS and len(mod.heads) == 21
+    # one column per head the card lists: the eight, the 13 harm categories, tactful's own
+    assert mod.heads == (*SEQ_HEADS, *CATEGORIES, *EXTRA_CATEGORIES)
     assert seq.shape == (3, len(mod.heads)) and seq.dtype == np.float32
     assert [len(c) for c in chars] == [len(t) for t in texts]
 
