@@ -124,6 +124,26 @@ def test_a_graph_that_is_not_the_fused_export_is_refused_in_one_line(tmp_path):
     )
 
 
+def test_a_float_head_that_is_not_one_transposed_gemm_is_refused_in_one_line(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    src = default_model_dir("builtin")
+    (folder / "card.json").write_text((src / "card.json").read_text())
+    m = onnx.load(str(src / "model.onnx"))
+    [gemm] = [n for n in m.graph.node if "model.seq_head.weight" in n.input]
+    for a in gemm.attribute:
+        if a.name == "transB":
+            a.i = 0
+    onnx.save(m, str(folder / "model.onnx"))
+    with pytest.raises(ConfigError) as err:
+        dequantized_state(folder)
+    assert str(err.value) == (
+        "[T010] The model's sequence head is neither one float Gemm of model.seq_head.weight "
+        "(transB=1) nor a dynamically quantized one (MatMulInteger): tactful train "
+        "student --init cannot refit it."
+    )
+
+
 def test_a_student_leg_from_a_model_folder_checks_its_heads_and_layers(tmp_path):
     from tactful.train._student import _init_from_model
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..taxonomy import EXTRA_CATEGORIES
-from ._delicatehead import SEQ_BIAS, SEQ_WEIGHT
+from ._delicatehead import SEQ_BIAS, SEQ_WEIGHT, _seq_gemm
 from ._provenance import card_stages
 
 __all__ = ["dequantized_state", "is_dequantizable"]
@@ -66,7 +66,8 @@ def dequantized_state(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any
 
     folder = Path(folder)
     card = json.loads((folder / "card.json").read_text())
-    graph = onnx.load(str(folder / "model.onnx")).graph
+    model = onnx.load(str(folder / "model.onnx"))
+    graph = model.graph
     inits = {t.name: t for t in graph.initializer}
 
     def arr(name: str) -> np.ndarray:
@@ -122,13 +123,9 @@ def dequantized_state(folder: str | Path) -> tuple[dict[str, Any], dict[str, Any
             for part in ("weight", "bias"):
                 key = f"encoder.encoder.layer.{layer}.{ln}.{part}"
                 state[key] = arr(f"model.{key}")
-    gemms = [n for n in graph.node if n.op_type == "Gemm" and SEQ_WEIGHT in n.input]
-    if "seq_head.weight" not in state and len(gemms) == 1:
-        if {a.name: a.i for a in gemms[0].attribute}.get("transB") != 1:
-            raise ConfigError(
-                f"{folder / 'model.onnx'}: its float sequence head is not transB=1 "
-                f"(weight [heads, hidden])."
-            )
+    if "seq_head.weight" not in state:
+        # a graft's float head: one Gemm (transB=1), else refused in one line
+        _seq_gemm(model, "student --init")
         state["seq_head.weight"] = arr(SEQ_WEIGHT)
         state["seq_head.bias"] = arr(SEQ_BIAS)
     heads = tuple(card.get("heads") or ())
