@@ -352,6 +352,44 @@ def test_the_shipped_fingerprints_agree_with_the_card(data_dir, dataset, split):
     assert len(rows) == entry["rows"]
 
 
+def test_the_category_refits_texts_are_rebuilt_from_the_card_and_count_as_seen(data_dir):
+    """builtin's category rows were fit again on its frozen encoder: ``tactful train
+    trained-texts`` rebuilds what that refit read from the card's record, checked against
+    its counts, and the shipped fingerprints hold it."""
+    import copy
+
+    from tactful.errors import DataError
+    from tactful.train._category_templates import category_template_rows
+    from tactful.train._categoryhead import category_refit_texts
+
+    card = load_card()
+    record = card["category_heads"]
+    got = category_refit_texts(data_dir, card)
+    texts = set().union(*got.values())
+    revision = record["config"]["template_revision"]
+    templates = {t for t, _, _ in category_template_rows("train", revision=revision)}
+    assert got["category_templates"] == templates
+    # deepset's 546 prompts but "What time is it?", a ToxicChat dev or test prompt too
+    assert len(got["deepset_injections"]) == 545 and "What time is it?" not in texts
+    assert in_sample_count(tactful.load("builtin"), sorted(texts)) == len(texts)
+    # a record without its revision reads the newest one that gives its counts
+    older = copy.deepcopy(card)
+    del older["category_heads"]["config"]["template_revision"]
+    assert category_refit_texts(data_dir, older) == got
+    # counts that do not reproduce: one line that says so
+    bad = copy.deepcopy(card)
+    bad["category_heads"]["sources"]["toxicchat"] += 1
+    with pytest.raises(DataError) as err:
+        category_refit_texts(data_dir, bad)
+    msg = str(err.value)
+    assert msg.startswith(
+        f"[{DataError.code}] the category-head refit of model {record['from']['version']} "
+        "does not reproduce: "
+        "got sources {"
+    )
+    assert "\n" not in msg
+
+
 def test_sets_without_an_entry_share_no_text_with_training(data_dir):
     builtin = tactful.load("builtin")
     on = {(e["dataset"], e["split"]): e["rows_seen"] for e in load_card()["trained_on"]}

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -67,6 +68,8 @@ from ..taxonomy import CATEGORIES, EXTRA_CATEGORIES, HARM_CATEGORIES
 from ._category_templates import TEMPLATE_REVISION
 from ._delicatehead import open_refit
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "IDENTITY_MENTIONS",
     "JAILBREAK_SETS",
@@ -75,6 +78,7 @@ __all__ = [
     "THREAT_NEGATIVES",
     "cached_pooled_features",
     "category_head_examples",
+    "category_refit_texts",
     "refit_category_heads",
     "with_category_rows",
     "with_grafted_rows",
@@ -105,7 +109,12 @@ THREAT_CATEGORY_WEIGHT = 3.0
 
 
 def category_head_examples(
-    data_dir: str | Path | None, *, chat_negatives: int = 1500, seed: int = 0
+    data_dir: str | Path | None,
+    *,
+    chat_negatives: int = 1500,
+    seed: int = 0,
+    template_revision: int = TEMPLATE_REVISION,
+    origins: dict[str, str] | None = None,
 ) -> list[tuple[str, dict[str, float], str]]:
     """The texts a head refit learns from: ``(text, {head: target}, source)``, targets in
     [0, 1] and only for the heads of :data:`REFIT_HEADS` the source decides (train parts
@@ -120,7 +129,12 @@ def category_head_examples(
     ``threat``: the templates' threat targets, 0 for a harm-set or template row in a
     self-harm category and for the ToxicChat negatives, and the ``threat_sources``:
     ToxicSpans rater-level posts (all threats, :data:`THREAT_NEGATIVES` others) and the
-    menace, technical and contrast training templates."""
+    menace, technical and contrast training templates.
+
+    ``template_revision``: the category templates' (:func:`category_examples`), so that a
+    recorded refit's texts are rebuilt as it read them (:func:`category_refit_texts`);
+    ``origins``, when given, gets each kept text's data set or template source (the
+    ``source`` of a category example, ``toxicchat``, a jailbreak set's name)."""
     from .._heads import CATEGORY_HEADS
     from ..datasets import load_dataset
     from ..datasets._harm import harm_test_texts
@@ -153,14 +167,11 @@ def category_head_examples(
     held = set(harm_test_texts(data_dir)) | {
         r.text for s in ("dev", "test") for r in load_dataset("toxicchat", s, data_dir=data_dir)
     }
-    out = [
-        (e.text, targets(e), "category_examples")
-        for e in category_examples(data_dir, CATEGORY_CAPS)
-    ]
-    out += [
-        (e.text, targets(e), "template_categories")
-        for e in template_category_examples("train", TEMPLATE_ROWS, seed)
-    ]
+    cats_ex = category_examples(data_dir, CATEGORY_CAPS, template_revision=template_revision)
+    out = [(e.text, targets(e), "category_examples") for e in cats_ex]
+    tpl_ex = template_category_examples("train", TEMPLATE_ROWS, seed)
+    out += [(e.text, targets(e), "template_categories") for e in tpl_ex]
+    origin = [e.source for e in cats_ex] + [e.source for e in tpl_ex]
     chat = {r.text: r for r in load_dataset("toxicchat", "train", data_dir=data_dir)}
     weak = toxicchat_weak_labels(data_dir)
     for t, scores in sorted(weak.items()):
@@ -168,6 +179,7 @@ def category_head_examples(
         known = None if row is None else row.labels["jailbreak"]
         jailbreak = {} if known is None else {"jailbreak": float(known)}
         out.append((t, {**scores, **jailbreak}, "toxicchat_weak"))
+        origin.append("toxicchat")
     none = dict.fromkeys(HARM_CATEGORIES, 0.0)
     harmless = sorted(t for t, r in chat.items() if r.labels["toxicity"] == 0)
     picked = set(random.Random(seed).sample(harmless, min(chat_negatives, len(harmless))))
@@ -180,12 +192,15 @@ def category_head_examples(
         out.append(
             (t, {**cats, **({} if label is None else {"jailbreak": float(label)})}, "toxicchat")
         )
+        origin.append("toxicchat")
     for name in JAILBREAK_SETS:
-        out += [
+        jb_rows = [
             (r.text, {"jailbreak": float(label)}, "jailbreak_sets")
             for r in load_dataset(name, "all", data_dir=data_dir)
             if (label := r.labels["jailbreak"]) is not None
         ]
+        out += jb_rows
+        origin += [name] * len(jb_rows)
     from ..datasets import load_holistic_descriptors
     from ._suite_data import holistic_person_nouns, identity_negatives
 
@@ -199,10 +214,9 @@ def category_head_examples(
             )
         }
     )
-    out += [
-        (t, {**none, "threat": 0.0}, "identity_mentions")
-        for t in random.Random(seed).sample(mentions, min(IDENTITY_MENTIONS, len(mentions)))
-    ]
+    drawn_mentions = random.Random(seed).sample(mentions, min(IDENTITY_MENTIONS, len(mentions)))
+    out += [(t, {**none, "threat": 0.0}, "identity_mentions") for t in drawn_mentions]
+    origin += ["identity_mentions"] * len(drawn_mentions)
     rng = random.Random(seed)
     threat = [
         e
@@ -214,17 +228,21 @@ def category_head_examples(
     spans = [e for e in threat if e.source == "toxicspans_raters"]
     others = sorted((e for e in spans if e.seq[th] < 0.5), key=lambda e: e.text)
     drawn = {e.text for e in rng.sample(others, min(THREAT_NEGATIVES, len(others)))}
-    out += [
-        (e.text, {"threat": float(e.seq[th])}, "threat_sources")
+    threat_ex = [
+        e
         for e in sorted(threat, key=lambda e: (e.source, e.text))
         if e.source != "toxicspans_raters" or e.seq[th] >= 0.5 or e.text in drawn
     ]
+    out += [(e.text, {"threat": float(e.seq[th])}, "threat_sources") for e in threat_ex]
+    origin += [e.source for e in threat_ex]
     seen: set[str] = set()
     kept = []
-    for e in out:
+    for e, o in zip(out, origin, strict=True):
         if e[1] and e[0] not in held and e[0] not in seen:
             seen.add(e[0])
             kept.append(e)
+            if origins is not None:
+                origins[e[0]] = o
     return kept
 
 
@@ -269,6 +287,76 @@ def with_grafted_rows(model: Any, n: int) -> Any:
 
 def _text_key(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def category_refit_texts(data_dir: str | Path | None, card: dict[str, Any]) -> dict[str, set[str]]:
+    """The texts every recorded category-head refit of ``card`` learned from, by data set
+    or template source (``card["category_heads"]`` and the ``earlier`` refits it keeps;
+    the ``origins`` of :func:`category_head_examples`), each rebuilt with
+    :func:`category_head_examples` from its ``config`` and checked against its recorded
+    ``sources``. A record older than ``template_revision`` read the newest template
+    revision whose rows give its recorded counts. An ``earlier`` record that no revision
+    reproduces (one made before the templates' first revision) is rebuilt with the
+    revision whose counts come closest, and a warning says by how much: its data set
+    rows are the same, and its template rows are made texts in no data set.
+
+    Raises
+    ------
+    DataError
+        When the latest record's examples do not reproduce from this data folder.
+    """
+    from ..errors import DataError
+    from ._category_templates import TEMPLATE_REVISION as newest
+
+    out: dict[str, set[str]] = {}
+    record = card.get("category_heads")
+    latest = True
+    while isinstance(record, dict):
+        cfg = record.get("config", {})
+        want = record.get("sources", {})
+        revisions = (
+            [int(cfg["template_revision"])]
+            if "template_revision" in cfg
+            else list(range(newest, 0, -1))
+        )
+        tried = []
+        for revision in revisions:
+            origins: dict[str, str] = {}
+            examples = category_head_examples(
+                data_dir,
+                chat_negatives=int(cfg.get("chat_negatives", 1500)),
+                seed=int(cfg.get("seed", 0)),
+                template_revision=revision,
+                origins=origins,
+            )
+            got = dict(Counter(s for _, _, s in examples))
+            off = sum(abs(got.get(k, 0) - want.get(k, 0)) for k in set(got) | set(want))
+            tried.append((off, -revision, got, examples, origins))
+            if off == 0:
+                break
+        off, minus_revision, got, examples, origins = min(tried, key=lambda t: t[:2])
+        version = record.get("from", {}).get("version", "?")
+        if off and (latest or "template_revision" in cfg):
+            raise DataError(
+                f"the category-head refit of model {version} does not reproduce: "
+                f"got sources {got}, the card says {want}."
+            )
+        if off:
+            log.warning(
+                "the category-head refit of model %s predates the template revisions and "
+                "none reproduces it: read with revision %d, %d examples off (%s, the card "
+                "says %s)",
+                version,
+                -minus_revision,
+                off,
+                got,
+                want,
+            )
+        for text, _, _ in examples:
+            out.setdefault(origins[text], set()).add(text)
+        latest = False
+        record = record.get("earlier")
+    return out
 
 
 def cached_pooled_features(

@@ -7,7 +7,10 @@ Reproduces the training mixture of every stage in ``card.json["training"]`` with
 a soup lists each of its runs' stages), and refuses to write unless each stage's
 example count and per-source counts equal the card's; a card whose delicate head was
 refit (``tactful train delicate-head``) adds the texts of that refit
-(:func:`tactful.train.delicate_head_examples`). All DeTexD texts are
+(:func:`tactful.train.delicate_head_examples`), and a card whose category rows were
+refit or grafted (``tactful train category-heads``) the texts of each such refit
+(:func:`tactful.train._categoryhead.category_refit_texts`, checked against the counts
+its record gives). All DeTexD texts are
 counted as seen only when no reproduced stage drew DeTexD rows (the delicate
 head's only labelled source). Then it writes, beside the model:
 
@@ -48,6 +51,7 @@ from ..datasets import dataset_names, get_spec, load_dataset
 from ..errors import DataError, MissingDataError
 from ..evaluate import TRAINED_TEXTS_FILE, TrainedTexts, match_key
 from ..moderators.builtin import default_model_dir, load_card
+from ._categoryhead import category_refit_texts
 from ._cv import CV_PROTOCOLS
 from ._delicatehead import delicate_head_examples
 from ._distill import recorded_stage_examples
@@ -229,6 +233,11 @@ def record_trained_texts(
             data_dir, card, chat_negatives=int(cfg["chat_negatives"]), seed=int(cfg["seed"])
         ):
             by_source.setdefault(source, set()).add(text)
+    if isinstance(card.get("category_heads"), dict):
+        # category rows fit on the frozen encoder (tactful train category-heads), and the
+        # refits before them: the texts each learned from, rebuilt from the card
+        for source, drawn in category_refit_texts(data_dir, card).items():
+            by_source.setdefault(source, set()).update(drawn)
     if "delicate" in card.get("heads", []) and "detexd" not in by_source:
         # a card whose stages are not all reproduced here: the delicate head's only
         # labelled source is DeTexD, so count all of it as seen
