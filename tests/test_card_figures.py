@@ -58,7 +58,25 @@ def test_harm_sets_and_their_categories_enter_the_card(card, tmp_path):
             "command": "tactful eval harm_benign --split test --moderator builtin --json",
         },
     ]
-    assert json.loads(card.read_text())["figures"] == got
+    written = json.loads(card.read_text())
+    assert written["figures"] == got
+    # and the machine they were measured on: the int8 graph scores a little by the CPU
+    assert written["figures_measured_on"] == _figures.measured_on()
+
+
+def test_the_machine_is_named_with_its_8_bit_dot_product():
+    import onnxruntime
+
+    intel = "processor\t: 0\nmodel name\t: Intel Xeon Gold\nflags\t\t: sse avx2 avx512_vnni\n"
+    assert _figures.measured_on(intel) == {
+        "cpu": "Intel Xeon Gold",
+        "int8_dot_product": ["avx512_vnni"],
+        "onnxruntime": onnxruntime.__version__,
+    }
+    amd = "model name\t: AMD EPYC\nflags\t\t: sse avx avx2 fma\n"
+    assert _figures.measured_on(amd)["int8_dot_product"] == []
+    arm = "Features\t: fp asimd asimddp\n"
+    assert _figures.measured_on(arm)["int8_dot_product"] == ["asimddp"]
 
 
 def test_an_evaluation_of_another_model_is_refused(card, tmp_path):

@@ -120,6 +120,15 @@ def card_markdown(name: str, card: dict[str, Any]) -> str:
     figures = card.get("figures", [])
     if figures:
         lines += ["### Measured figures", ""]
+        where = card.get("figures_measured_on")
+        if isinstance(where, dict):
+            dots = ", ".join(where.get("int8_dot_product", [])) or "none (AVX2 alone)"
+            note = (
+                f"Measured on {_cell(str(where.get('cpu')))} (8-bit dot product: {dots}), "
+                f"onnxruntime {where.get('onnxruntime')}. The int8 `builtin` scores a little "
+                "differently on a CPU with VNNI than on one without."
+            )
+            lines += [note, ""]
         lines += _table(
             ("figure", "value", "command"),
             [(_cell(f["name"]), _num(f["value"]), _code(f.get("command"))) for f in figures],

@@ -31,7 +31,38 @@ from typing import Any
 from ..errors import ConfigError
 from ..moderators.builtin import default_model_dir
 
-__all__ = ["write_card_figures"]
+__all__ = ["measured_on", "write_card_figures"]
+
+#: CPU flags of an 8-bit dot product without 16-bit saturation (VNNI), by which
+#: onnxruntime's int8 kernels give other scores than on a CPU with AVX2 alone.
+INT8_DOT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp")
+
+
+def measured_on(cpuinfo: str | None = None) -> dict[str, Any]:
+    """Where figures were measured: the CPU's model name, its 8-bit dot-product flags
+    (:data:`INT8_DOT_FLAGS`) and onnxruntime's version. ``builtin`` is an int8 graph whose
+    scores move a little with the CPU (AVX2 without VNNI saturates 16-bit sums), so a card
+    says which machine its figures are from. ``cpuinfo``: the text of ``/proc/cpuinfo``
+    (read when not given; empty where there is none)."""
+    import platform
+
+    import onnxruntime
+
+    if cpuinfo is None:
+        path = Path("/proc/cpuinfo")
+        cpuinfo = path.read_text() if path.is_file() else ""
+    model, flags = platform.processor() or platform.machine(), set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name" and value.strip():
+            model = value.strip()
+        elif key.strip() in ("flags", "Features"):
+            flags |= set(value.split())
+    return {
+        "cpu": model,
+        "int8_dot_product": sorted(f for f in INT8_DOT_FLAGS if f in flags),
+        "onnxruntime": onnxruntime.__version__,
+    }
 
 
 def write_card_figures(
@@ -195,5 +226,6 @@ def write_card_figures(
                 add(f"obfuscation: {k}", v, cmd)
 
     card["figures"] = figures
+    card["figures_measured_on"] = measured_on()
     card_path.write_text(json.dumps(card, indent=2) + "\n")
     return figures
