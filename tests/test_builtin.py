@@ -45,19 +45,20 @@ def test_card_pins_the_shipped_files():
     # 3.2.0 with a head per harm category, three legs of stage 7 (runs/b4, then runs/b5 and
     # runs/b6 from the weights before, the last with each category template four times),
     # dynamic int8; its category points by the one-standard-error rule, each flagging
-    # point above the harmless dev sets (docs/research/model-3.md). 3.2.0 is 3.0.0 with
-    # the rows of tactful's own two categories grafted on and six of the 13 category rows
-    # fit again on its frozen encoder from the category templates' revision 6, those
-    # whose dev F1 the refit raised without flagging more harmless dev texts; the graft
-    # made the int8 head one float Gemm to take them
-    assert card["version"] == "3.2.0" and card["quantization"] == "dynamic"
+    # point above the harmless dev sets (docs/research/model-3.md). 3.3.0 is 3.0.0 with
+    # the rows of tactful's own two categories grafted on and the six category rows 3.2.0
+    # fit again on its frozen encoder, now from the category templates' revision 7, each
+    # point flagging at most 1 in 200 of every harmless dev set; the graft made the int8
+    # head one float Gemm to take them
+    assert card["version"] == "3.3.0" and card["quantization"] == "dynamic"
     assert card["heads"] == [*CATEGORY_HEADS, *EXTRA_CATEGORIES]
     graft = card["category_heads"]
     refit = ["hate/threatening", "illicit", "illicit/violent", "self-harm", "self-harm/intent"]
     assert graft["heads"] == [*refit, "violence", *EXTRA_CATEGORIES]
     assert graft["grafted"] is True
     assert graft["from"]["version"] == "3.0.0" and graft["dequantized_head"] is True
-    assert graft["config"]["template_revision"] == 6
+    assert graft["config"]["template_revision"] == 7
+    assert graft["config"]["harmless_pass"] == 0.995
     assert card["architecture"].startswith("MiniLM-L6-H384 encoder")
     assert card["base_model"].endswith("; the student keeps its first 6 layers")
     training = card["training"]
@@ -153,7 +154,7 @@ def test_one_forward_pass_answers_every_head(builtin):
     [a] = builtin.analyze(["you absolute idiot"])
     heads = ("toxicity", "offensive", "insult", "threat", "identity_attack", "profanity")
     assert SEQ_HEADS == (*heads, "jailbreak", "delicate")
-    # model 3.2.0 scores the 15 harm categories in the same pass
+    # model 3.3.0 scores the 15 harm categories in the same pass
     assert set(a.scores) == {*heads, *HARM_CATEGORIES}
     assert a.jailbreak is not None and a.delicate is not None
     assert set(a.flags) == {*SEQ_HEADS, *HARM_CATEGORIES}

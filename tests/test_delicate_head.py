@@ -101,13 +101,15 @@ def test_builtins_quantized_head_is_made_one_float_gemm_of_its_dequantized_weigh
     assert "model.seq_head.weight_Transposed_quantized" not in got
     np.testing.assert_array_equal(got["model.seq_head.weight"], ((q - zp) * scale).T)
     assert len(model.graph.node) == len(src.graph.node) - 5  # six nodes become one
-    # the scores move only by the pooled activation's rounding
+    # the scores move only by the rounding of the one int8 step of the head's weights and
+    # the pooled activation: 3.3.0's refit rows widen the weights' range, so the step is
+    # coarser (offensive 0.913 -> 0.921 on the insult)
     texts = ["You are a worthless idiot.", "How do I bake bread?", "I will find you."]
     shipped = BuiltinModerator()
     ids = [shipped._tokenizer.encode(t).ids for t in texts]
     before = tt.pooled_features(src, "dynamic", ids)[1]
     after = tt.pooled_features(model, "dynamic", ids)[1]
-    assert np.abs(after - before).max() < 0.005
+    assert np.abs(after - before).max() < 0.01
     # a float head comes back as it was
     tiny = _tiny_head()[0]
     assert tt.float_seq_head(tiny) == (tiny, False)

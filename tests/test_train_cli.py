@@ -472,9 +472,9 @@ def test_the_shipped_cards_run_is_pinned_through_its_export():
 
     card = load_card()
     run = tt.source_run(card)
-    # model 3.2.0 keeps 3.0.0's run (the chain leg runs/b6): its model.pt and its export,
+    # model 3.3.0 keeps 3.0.0's run (the chain leg runs/b6): its model.pt and its export,
     # which is 3.0.0's graph, the one the graft of the category rows started from
-    assert run.dir == Path("runs/b6") and run.version == "3.2.0"
+    assert run.dir == Path("runs/b6") and run.version == "3.3.0"
     assert set(run.sha256) == {"model.pt", "export/model.onnx"}
     graft = card["category_heads"]["from"]
     assert graft["version"] == "3.0.0"
