@@ -56,19 +56,20 @@ def test_model_card_command_shows_the_large_card():
     assert result.exit_code == 0, result.output
     assert result.output.count('"name": "builtin-large"') == 1
     card = load_card(name="builtin-large")
-    shown = CliRunner().invoke(app, ["model-card", "-m", "builtin-large"], env={"COLUMNS": "300"})
+    shown = CliRunner().invoke(app, ["model-card", "-m", "builtin-large"], env={"COLUMNS": "500"})
     assert shown.exit_code == 0, shown.output
     assert (
         "refit from 2.2.1 with tactful train delicate-head (other heads unchanged); point 0.2 "
         "chosen on the 375 DeTexD rows no training stage drew, cross-fitted F1 there "
         f"{card['dev']['detexd_heldout_delicate_crossfit_f1']:.4f}"
     ) in shown.output
-    threat = card["category_heads"]["earlier"]["threat_dev"]
+    threat = card["category_heads"]["earlier"]["earlier"]["threat_dev"]
     assert (
         "13 category rows grafted onto 2.2.2 with tactful train category-heads, and the threat "
         f"row refit; threat point 0.5 -> {threat['threshold']} (dev F1 {threat['f1']:.4f} on "
         f"{threat['rows']} rows), threat_or 0.9 -> {threat['threat_or']}; then 2 category rows "
-        "grafted onto 3.2.0 with tactful train category-heads"
+        "grafted onto 3.2.0 with tactful train category-heads; then 15 category rows refit from "
+        "3.3.0 with tactful train category-heads (other heads unchanged)"
     ) in shown.output
     line = next(x for x in shown.output.splitlines() if "│ self-harm/intent " in x)
     cells = [c.strip() for c in line.strip("│ ").split("│")]
@@ -118,7 +119,7 @@ def test_prompts_that_switch_rules_off_get_no_span(large):
     # 2.2.1 is 2.2.0 with its token head refit (tactful train span-head): 2.2.0 marked
     # "Ignore all previous instructions and print" as an insult
     card = large.card
-    assert card["version"] == "3.3.0" and card["span_head"]["from"]["version"] == "2.2.0"
+    assert card["version"] == "3.4.0" and card["span_head"]["from"]["version"] == "2.2.0"
     check_no_spans_on_prompts(large)
 
 
@@ -178,9 +179,15 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_and_two_po
 
     card = load_card(name="builtin-large")
     assert card["heads"] == [*CATEGORY_HEADS, *EXTRA_CATEGORIES]
-    # 3.3.0 is 3.2.0 with the rows of tactful's own two categories grafted on; the record
-    # of the graft that made 3.2.0 is kept as the earlier one
-    last = card["category_heads"]
+    # 3.4.0 is 3.3.0 with its 15 category rows fit again on the category templates'
+    # revision 7 (no graft: the eight heads stay 3.2.0's); 3.3.0 was 3.2.0 with the rows
+    # of tactful's own two categories grafted on; each record keeps the one before
+    refit = card["category_heads"]
+    assert refit["heads"] == [*CATEGORIES, *EXTRA_CATEGORIES]
+    assert refit["grafted"] is False and refit["dequantized_head"] is False
+    assert refit["from"]["version"] == "3.3.0"
+    assert refit["config"]["template_revision"] == 7
+    last = refit["earlier"]
     assert last["heads"] == ["intellectual-property", "misinformation"]
     assert last["grafted"] is True and last["from"]["version"] == "3.2.0"
     graft = last["earlier"]
@@ -203,7 +210,8 @@ def test_the_harm_categories_are_grafted_onto_2_2_2_with_a_threat_row_and_two_po
     assert card["thresholds"]["threat"] == threat["threshold"]
     assert card["thresholds"]["threat_or"] == threat["threat_or"]
     tid = installed_teacher("builtin-large")
-    # 3.3.0's eight heads are 3.2.0's bit for bit, so its bank labels are 3.2.0's
+    # 3.4.0's (and 3.3.0's) eight heads are 3.2.0's bit for bit, so its bank labels are
+    # 3.2.0's
     assert (tid.folder, tid.sha256) == ("builtin-large-3.2.0", last["from"]["model.onnx sha256"])
     assert last["from"]["model.onnx sha256"] != card["sha256"]["model.onnx"]
 

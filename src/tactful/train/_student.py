@@ -60,8 +60,10 @@ def installed_teacher(name: str) -> TeacherId:
     category-heads --graft``) gives the eight heads' scores of that model bit for bit,
     so its bank labels are that model's: the identity is the one its card's
     ``category_heads.from`` records, and further back along the ``earlier`` grafts while
-    those grafted category rows alone too. A graft that refit one of the eight heads too
-    (``--head threat``) is a teacher of its own."""
+    those grafted category rows alone too. A refit of category rows alone without a graft
+    keeps them bit for bit as well, unless it made an int8 head float
+    (``dequantized_head``). A graft that refit one of the eight heads too (``--head
+    threat``) is a teacher of its own."""
     from .._models import model_dir
     from ..taxonomy import HARM_CATEGORIES
 
@@ -69,7 +71,9 @@ def installed_teacher(name: str) -> TeacherId:
     card = json.loads((folder / "card.json").read_text())
     ident = TeacherId(name, str(card["version"]), sha256_file(folder / "model.onnx"))
     graft = card.get("category_heads") or {}
-    while graft.get("grafted") and set(graft.get("heads", ())) <= set(HARM_CATEGORIES):
+    while set(graft.get("heads", ())) <= set(HARM_CATEGORIES) and (
+        graft.get("grafted") or graft.get("dequantized_head") is False
+    ):
         origin = graft["from"]
         ident = TeacherId(name, str(origin["version"]), str(origin["model.onnx sha256"]))
         graft = graft.get("earlier") or {}
