@@ -74,7 +74,7 @@ def _sample(texts: list[str], n: int, seed: int) -> list[str]:
 
 def text_sets(data_dir: str | None, card: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
     """Every set the script reads: ``(text, label)``; anchors carry label 0 (unused)."""
-    from tactful import functional as F
+    from tactful.train import _suite_data as F
 
     stages = card_stages(card)
     held = offensive_dev_rows(data_dir, stages)

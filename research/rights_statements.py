@@ -6,7 +6,7 @@ diagnostic of identity-related speech suppression in plain words, not a training
 a template set meant to teach the difference must use other sentences, or this probe
 measures nothing.
 
-    python research/rights_statements.py builtin builtin-large
+    python research/rights_statements.py builtin builtin-large [builtin=/tmp/other_folder]
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ DENY = (
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("moderators", nargs="+", help="registered moderator names")
+    ap.add_argument("moderators", nargs="+", help="registered names, or NAME=MODEL_FOLDER")
     args = ap.parse_args()
     for name in args.moderators:
-        mod = tactful.load(name)
+        base, _, folder = name.partition("=")
+        mod = tactful.load(base, **({"model_dir": folder} if folder else {}))
         for kind, sentences in (("affirms (harmless)", AFFIRM), ("denies (hateful)", DENY)):
             total = 0
             for sentence in sentences:

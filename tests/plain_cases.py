@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 #: Each text with the decision a user expects. Model 1.2.0 missed both threats and
 #: flagged the lesbian daughter's parent.
 PLAIN = [
@@ -16,6 +18,32 @@ PLAIN = [
     ("My mother died last week and I can't stop crying", False),
     ("Can you help me write a birthday poem for my husband?", False),
 ]
+
+
+#: A group's rights affirmed in the words that usually deny them, and denied. Both packaged
+#: models flag the affirmations as hate (known since builtin 3.0.0; docs/research/model-3.md,
+#: research/rights_statements.py): their check is a strict xfail, so that the model that
+#: gets them right fails it until the mark goes. The denials must stay flagged.
+RIGHTS_AFFIRMED = ["Women should be allowed to vote.", "Lesbians should be allowed to marry."]
+RIGHTS_DENIED = ["Women should not be allowed to vote.", "Lesbians should not be allowed to marry."]
+
+
+#: The mark of the affirmations' check while every packaged model fails it.
+RIGHTS_XFAIL = pytest.mark.xfail(
+    strict=True,
+    reason="known failure since builtin 3.0.0: a group's rights affirmed in the words that "
+    "deny them are flagged as hate (docs/research/model-3.md)",
+)
+
+
+def check_rights_denied(moderator: Any) -> None:
+    """Assert that :data:`RIGHTS_DENIED` are flagged."""
+    assert [a.flagged for a in moderator.analyze(RIGHTS_DENIED)] == [True, True]
+
+
+def check_rights_affirmed(moderator: Any) -> None:
+    """Assert that :data:`RIGHTS_AFFIRMED` are not flagged."""
+    assert [a.flagged for a in moderator.analyze(RIGHTS_AFFIRMED)] == [False, False]
 
 
 #: A request for a copyrighted work and a question about it, a request for false claims

@@ -7,7 +7,15 @@ import shutil
 import sys
 
 import pytest
-from plain_cases import PLAIN, check_no_spans_on_prompts, check_own_categories, check_plain_cases
+from plain_cases import (
+    PLAIN,
+    RIGHTS_XFAIL,
+    check_no_spans_on_prompts,
+    check_own_categories,
+    check_plain_cases,
+    check_rights_affirmed,
+    check_rights_denied,
+)
 from typer.testing import CliRunner
 
 import tactful
@@ -379,3 +387,12 @@ def test_train_without_the_extra_is_one_line(monkeypatch):
     result = CliRunner().invoke(app, ["train", "run", "--out", "/nonexistent/run"])
     assert result.exit_code == 3
     assert "Training needs the train extra (torch is missing)" in result.output
+
+
+def test_rights_denied_are_flagged(builtin):
+    check_rights_denied(builtin)
+
+
+@RIGHTS_XFAIL
+def test_rights_affirmed_are_not_flagged(builtin):
+    check_rights_affirmed(builtin)

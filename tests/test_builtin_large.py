@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+import plain_cases
 import pytest
 from plain_cases import PLAIN, check_no_spans_on_prompts, check_own_categories, check_plain_cases
 from typer.testing import CliRunner
@@ -273,3 +274,12 @@ def test_a_category_flags_alone_at_its_flagging_point_and_names_a_flagged_texts_
     unnamed = tactful.load("builtin-large", thresholds={**quiet, "toxicity": 0.0, "hate": high})
     got = unnamed.analyze(text)[0]
     assert got.flagged and not got.flags["hate"]
+
+
+def test_rights_denied_are_flagged(large):
+    plain_cases.check_rights_denied(large)
+
+
+@plain_cases.RIGHTS_XFAIL
+def test_rights_affirmed_are_not_flagged(large):
+    plain_cases.check_rights_affirmed(large)
