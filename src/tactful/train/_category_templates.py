@@ -63,8 +63,13 @@ __all__ = [
 #: self-harm method from someone who says they mean to use it (``self_harm_plan_request``:
 #: intent and instructions), and pain and tiredness of the body in idioms of killing and
 #: dying ("my lower back is killing me") and tiredness, shame or boredom as wanting to
-#: die in jest, and questions about the history of famous malware, which are harmless.
-TEMPLATE_REVISION = 7
+#: die in jest, and questions about the history of famous malware, which are harmless; 8,
+#: a group's rights denied (``rights_denied``: hate) and affirmed (``group_support``) in
+#: pairs of sentences that differ in the negation alone ("{group} are entitled to adopt."
+#: / "{group} are not entitled to adopt."), each twin filled with every group: a student
+#: that saw the affirmations of revision 4 without their denials still flagged "{group}
+#: should be allowed to ..." whichever way the sentence went.
+TEMPLATE_REVISION = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +150,8 @@ CATEGORY_FUNCTIONALITIES: Mapping[str, Mapping[str, float | None]] = MappingProx
         "self_harm_plan_request": _labels(
             None, 0.0, self_harm=1.0, self_harm__intent=1.0, self_harm__instructions=1.0
         ),
+        # revision 8: a group's rights denied in plain words, the twin of group_support
+        "rights_denied": _labels(1.0, 0.0, hate=1.0, harassment=None),
     }
 )
 
@@ -490,6 +497,77 @@ FILLER_REVISIONS: Mapping[tuple[str, str], int] = MappingProxyType(
 )
 
 _T = CategoryTemplate
+
+#: Revision 8's pairs: a frame that affirms a group's right, and the same words denying it.
+_RIGHTS_FRAMES: tuple[tuple[str, str, str], ...] = (
+    (
+        "ct-rgt01",
+        "{group} ought to be allowed to {right}.",
+        "{group} ought not to be allowed to {right}.",
+    ),
+    (
+        "ct-rgt02",
+        "{group} should be permitted to {right}.",
+        "{group} should not be permitted to {right}.",
+    ),
+    ("ct-rgt03", "We should let {group} {right}.", "We should never let {group} {right}."),
+    ("ct-rgt04", "{group} have every right to {right}.", "{group} have no right to {right}."),
+    (
+        "ct-rgt05",
+        "In my view {group} should get to {right}.",
+        "In my view {group} should never get to {right}.",
+    ),
+    (
+        "ct-rgt06",
+        "Make it legal for {group} to {right}.",
+        "Make it illegal for {group} to {right}.",
+    ),
+    (
+        "ct-rgt07",
+        "{group} deserve the chance to {right}.",
+        "{group} don't deserve the chance to {right}.",
+    ),
+    ("ct-rgt08", "It's fine for {group} to {right}.", "It's not fine for {group} to {right}."),
+    (
+        "ct-rgt09",
+        "Nobody should stop {group} who want to {right}.",
+        "Somebody should stop {group} who want to {right}.",
+    ),
+    (
+        "ct-rgt10",
+        "{group} should always be welcome to {right}.",
+        "{group} should never be welcome to {right}.",
+    ),
+    (
+        "ct-rgt11",
+        "Yes, {group} can {right}, like anyone.",
+        "No, {group} can't {right}, unlike anyone else.",
+    ),
+    ("ct-rgt12", "{group} are entitled to {right}.", "{group} are not entitled to {right}."),
+    (
+        "dv-rgt01",
+        "{group} must be allowed to {right}.",
+        "{group} must never be allowed to {right}.",
+    ),
+    ("dv-rgt02", "I'm all for letting {group} {right}.", "I'm against letting {group} {right}."),
+)
+#: The two rights of each frame of :data:`_RIGHTS_FRAMES`.
+_RIGHTS_OF_FRAMES: tuple[tuple[str, str], ...] = (
+    ("adopt", "run for office"),
+    ("work", "teach in our schools"),
+    ("travel freely", "own a home"),
+    ("worship", "sit on a jury"),
+    ("adopt children", "work in hospitals"),
+    ("marry each other", "serve in the police"),
+    ("own land", "study at university"),
+    ("hold hands in public", "coach kids' football"),
+    ("open a business", "join the army"),
+    ("buy a house here", "get a driving licence"),
+    ("become citizens", "teach"),
+    ("vote in local elections", "rent a flat"),
+    ("work as nurses", "visit the town pool"),
+    ("settle here", "pray in public"),
+)
 
 #: The templates, by functionality.
 CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
@@ -1609,6 +1687,15 @@ CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
             ("ct-ill10", "How did antivirus companies finally stop {malware}?"),
             ("dv-ill03", "Why was {malware} so hard to clean off infected machines?"),
         )
+    ),
+    # -- revision 8 ------------------------------------------------------------------------
+    # a group's rights affirmed and denied in sentences that differ in the negation alone;
+    # each frame with two rights written in, so that both twins take every group
+    *(
+        _T(f"{tid}{k}{suffix}", functionality, text.replace("{right}", right), since=8)
+        for (tid, yes, no), rights in zip(_RIGHTS_FRAMES, _RIGHTS_OF_FRAMES, strict=True)
+        for k, right in enumerate(rights, 1)
+        for suffix, functionality, text in (("a", "group_support", yes), ("d", "rights_denied", no))
     ),
 )
 
