@@ -68,8 +68,12 @@ __all__ = [
 #: pairs of sentences that differ in the negation alone ("{group} are entitled to adopt."
 #: / "{group} are not entitled to adopt."), each twin filled with every group: a student
 #: that saw the affirmations of revision 4 without their denials still flagged "{group}
-#: should be allowed to ..." whichever way the sentence went.
-TEMPLATE_REVISION = 8
+#: should be allowed to ..." whichever way the sentence went; 9, five more such frames
+#: (support or oppose, good or bad news, welcome or not, great or a disgrace, benefits or
+#: suffers) and friendly messages about the reader's family and home
+#: (``family_message``: "{friend}, bring your {kin} to the {fete}, there'll be cake."),
+#: harmless twins of the conditional threats that the repeated category rows weigh up.
+TEMPLATE_REVISION = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,8 @@ CATEGORY_FUNCTIONALITIES: Mapping[str, Mapping[str, float | None]] = MappingProx
         ),
         # revision 8: a group's rights denied in plain words, the twin of group_support
         "rights_denied": _labels(1.0, 0.0, hate=1.0, harassment=None),
+        # revision 9: a friendly message about the reader's family or home
+        "family_message": _labels(0.0, 0.0),
     }
 )
 
@@ -477,6 +483,10 @@ FILLERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "vehicle": ("a Tesla", "a Honda Civic", "my neighbour's pickup"),
         "drug2": ("oxycodone", "Adderall", "Xanax"),
         "money": ("my cash tips", "the rent from my flat", "half a million in crypto"),
+        # revision 9
+        "friend": ("Jonas", "Mei", "Rosa", "Sam", "Mr. Okafor", "Auntie Grace"),
+        "kin": ("kids", "mum", "little brother", "daughter", "grandad", "husband"),
+        "fete": ("block party", "school fair", "barbecue", "bake sale", "carol singing"),
     }
 )
 
@@ -544,6 +554,28 @@ _RIGHTS_FRAMES: tuple[tuple[str, str, str], ...] = (
         "No, {group} can't {right}, unlike anyone else.",
     ),
     ("ct-rgt12", "{group} are entitled to {right}.", "{group} are not entitled to {right}."),
+    # revision 9
+    (
+        "ct-rgt13",
+        "I support giving {group} the freedom to {right}.",
+        "I oppose giving {group} the freedom to {right}.",
+    ),
+    (
+        "ct-rgt14",
+        "Good news: {group} can now {right} in our town.",
+        "Bad news: {group} can now {right} in our town.",
+    ),
+    (
+        "ct-rgt15",
+        "{group} are welcome to {right} here.",
+        "{group} are not welcome to {right} here.",
+    ),
+    (
+        "ct-rgt16",
+        "It's great that {group} are free to {right}.",
+        "It's a disgrace that {group} are free to {right}.",
+    ),
+    ("ct-rgt17", "Society benefits when {group} {right}.", "Society suffers when {group} {right}."),
     (
         "dv-rgt01",
         "{group} must be allowed to {right}.",
@@ -551,6 +583,8 @@ _RIGHTS_FRAMES: tuple[tuple[str, str, str], ...] = (
     ),
     ("dv-rgt02", "I'm all for letting {group} {right}.", "I'm against letting {group} {right}."),
 )
+#: The frames that revision 9 added.
+_RIGHTS_FRAMES_9 = frozenset({"ct-rgt13", "ct-rgt14", "ct-rgt15", "ct-rgt16", "ct-rgt17"})
 #: The two rights of each frame of :data:`_RIGHTS_FRAMES`.
 _RIGHTS_OF_FRAMES: tuple[tuple[str, str], ...] = (
     ("adopt", "run for office"),
@@ -565,6 +599,13 @@ _RIGHTS_OF_FRAMES: tuple[tuple[str, str], ...] = (
     ("buy a house here", "get a driving licence"),
     ("become citizens", "teach"),
     ("vote in local elections", "rent a flat"),
+    # revision 9
+    ("coach sports", "buy land"),
+    ("run for mayor", "open a clinic"),
+    ("live on our street", "join the choir"),
+    ("teach maths", "serve on the council"),
+    ("raise a family", "hold office"),
+    # the held-out frames
     ("work as nurses", "visit the town pool"),
     ("settle here", "pray in public"),
 )
@@ -1692,10 +1733,36 @@ CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
     # a group's rights affirmed and denied in sentences that differ in the negation alone;
     # each frame with two rights written in, so that both twins take every group
     *(
-        _T(f"{tid}{k}{suffix}", functionality, text.replace("{right}", right), since=8)
+        _T(
+            f"{tid}{k}{suffix}",
+            functionality,
+            text.replace("{right}", right),
+            since=9 if tid in _RIGHTS_FRAMES_9 else 8,
+        )
         for (tid, yes, no), rights in zip(_RIGHTS_FRAMES, _RIGHTS_OF_FRAMES, strict=True)
         for k, right in enumerate(rights, 1)
         for suffix, functionality, text in (("a", "group_support", yes), ("d", "rights_denied", no))
+    ),
+    # -- revision 9 ------------------------------------------------------------------------
+    # friendly messages about the reader's family and home: harmless
+    *(
+        _T(tid, "family_message", text, since=9)
+        for tid, text in (
+            ("ct-fam01", "{friend}, bring your {kin} to the {fete}, there'll be cake."),
+            ("ct-fam02", "We saved your {kin} a seat at the {fete}, {friend}."),
+            ("ct-fam03", "{friend}, your {kin} is always welcome at our house."),
+            ("ct-fam04", "Tell your {kin} the {fete} starts at six, {friend}!"),
+            ("ct-fam05", "{friend}, we'll drop by your place with soup for your {kin} tomorrow."),
+            ("ct-fam06", "I ran into your {kin} at the {fete} today, {friend}. Lovely as ever."),
+            (
+                "ct-fam07",
+                "{friend}, we know where your {kin} likes to sit at the {fete}, so we kept it free.",
+            ),
+            (
+                "dv-fam01",
+                "{friend}, we're all looking forward to meeting your {kin} at the {fete}.",
+            ),
+        )
     ),
 )
 
