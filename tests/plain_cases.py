@@ -20,15 +20,16 @@ PLAIN = [
 ]
 
 
-#: A group's rights affirmed in the words that usually deny them, and denied. Both packaged
-#: models flag the affirmations as hate (known since builtin 3.0.0; docs/research/model-3.md,
-#: research/rights_statements.py): their check is a strict xfail, so that the model that
-#: gets them right fails it until the mark goes. The denials must stay flagged.
+#: A group's rights affirmed in the words that usually deny them, and denied. builtin 3.0.0
+#: to 3.3.0 and builtin-large flag the affirmations as hate (docs/research/model-3.md,
+#: research/rights_statements.py); builtin 3.4.0 does not. builtin-large's check is a strict
+#: xfail, so that the model that gets them right fails it until the mark goes. The denials
+#: must stay flagged.
 RIGHTS_AFFIRMED = ["Women should be allowed to vote.", "Lesbians should be allowed to marry."]
 RIGHTS_DENIED = ["Women should not be allowed to vote.", "Lesbians should not be allowed to marry."]
 
 
-#: The mark of the affirmations' check while every packaged model fails it.
+#: The mark of the affirmations' check for a packaged model that fails it.
 RIGHTS_XFAIL = pytest.mark.xfail(
     strict=True,
     reason="known failure since builtin 3.0.0: a group's rights affirmed in the words that "
@@ -42,8 +43,9 @@ def check_rights_denied(moderator: Any) -> None:
 
 
 def check_rights_affirmed(moderator: Any) -> None:
-    """Assert that :data:`RIGHTS_AFFIRMED` are not flagged."""
-    assert [a.flagged for a in moderator.analyze(RIGHTS_AFFIRMED)] == [False, False]
+    """Assert that :data:`RIGHTS_AFFIRMED` are not flagged and have no toxic span."""
+    got = moderator.analyze(RIGHTS_AFFIRMED)
+    assert [(a.flagged, list(a.spans or [])) for a in got] == [(False, []), (False, [])]
 
 
 #: A request for a copyrighted work and a question about it, a request for false claims

@@ -9,7 +9,6 @@ import sys
 import pytest
 from plain_cases import (
     PLAIN,
-    RIGHTS_XFAIL,
     check_no_spans_on_prompts,
     check_own_categories,
     check_plain_cases,
@@ -53,30 +52,35 @@ def test_card_pins_the_shipped_files():
     # 3.2.0 with a head per harm category, three legs of stage 7 (runs/b4, then runs/b5 and
     # runs/b6 from the weights before, the last with each category template four times),
     # dynamic int8; its category points by the one-standard-error rule, each flagging
-    # point above the harmless dev sets (docs/research/model-3.md). 3.3.0 is 3.0.0 with
-    # the rows of tactful's own two categories grafted on and the six category rows 3.2.0
-    # fit again on its frozen encoder, now from the category templates' revision 7, each
+    # point above the harmless dev sets (docs/research/model-3.md). 3.4.0 is a fourth leg
+    # (runs/b8) from 3.3.0's weights read back from its graph, on the category templates'
+    # revision 8 (a group's rights affirmed and denied in pairs); the leg leaves out the
+    # rows of tactful's own two categories, which are grafted on again (revision 9), each
     # point flagging at most 1 in 200 of every harmless dev set; the graft made the int8
     # head one float Gemm to take them
-    assert card["version"] == "3.3.0" and card["quantization"] == "dynamic"
+    assert card["version"] == "3.4.0" and card["quantization"] == "dynamic"
     assert card["heads"] == [*CATEGORY_HEADS, *EXTRA_CATEGORIES]
     graft = card["category_heads"]
-    refit = ["hate/threatening", "illicit", "illicit/violent", "self-harm", "self-harm/intent"]
-    assert graft["heads"] == [*refit, "violence", *EXTRA_CATEGORIES]
+    assert graft["heads"] == list(EXTRA_CATEGORIES)
     assert graft["grafted"] is True
-    assert graft["from"]["version"] == "3.0.0" and graft["dequantized_head"] is True
-    assert graft["config"]["template_revision"] == 7
+    assert graft["from"]["version"] == "3.4.0" and graft["dequantized_head"] is True
+    assert graft["config"]["template_revision"] == 9
     assert graft["config"]["harmless_pass"] == 0.995
     assert card["architecture"].startswith("MiniLM-L6-H384 encoder")
     assert card["base_model"].endswith("; the student keeps its first 6 layers")
     training = card["training"]
-    assert list(training) == ["stage7", "stage7_2", "stage7_3"]
+    assert list(training) == ["stage7", "stage7_2", "stage7_3", "stage7_4"]
     for stage in training.values():
         assert stage["config"]["teacher"] == "bank:builtin-large-3.2.0"
         assert stage["teacher_bank"]["teacher"]["version"] == "3.2.0"
     assert training["stage7_2"]["config"]["init"] == "runs/b4/model.pt"
     assert training["stage7_3"]["config"]["init"] == "runs/b5/model.pt"
     assert training["stage7_3"]["teacher_bank"]["categories"]["category_repeat"] == 4
+    leg = training["stage7_4"]
+    assert leg["init_model"]["version"] == "3.3.0"
+    assert leg["init_model"]["dropped_heads"] == list(EXTRA_CATEGORIES)
+    assert leg["teacher_bank"]["categories"]["template_revision"] == 8
+    assert leg["teacher_bank"]["categories"]["category_repeat"] == 4
     points = card["thresholds"]
     assert set(points) >= {"toxicity", "jailbreak", "delicate", "span", *CATEGORIES}
     assert all(0.0 < v < 1.0 for v in points.values())
@@ -162,7 +166,7 @@ def test_one_forward_pass_answers_every_head(builtin):
     [a] = builtin.analyze(["you absolute idiot"])
     heads = ("toxicity", "offensive", "insult", "threat", "identity_attack", "profanity")
     assert SEQ_HEADS == (*heads, "jailbreak", "delicate")
-    # model 3.3.0 scores the 15 harm categories in the same pass
+    # model 3.4.0 scores the 15 harm categories in the same pass
     assert set(a.scores) == {*heads, *HARM_CATEGORIES}
     assert a.jailbreak is not None and a.delicate is not None
     assert set(a.flags) == {*SEQ_HEADS, *HARM_CATEGORIES}
@@ -178,8 +182,9 @@ def test_insult_is_flagged_and_pointed_at(builtin):
 
 def test_plain_cases(builtin):
     got = check_plain_cases(builtin)
-    assert [(s.start, s.end, s.label) for s in got[0].spans] == [(2, 15, "threat")]
-    assert PLAIN[0][0][2:15] == "will kill you"
+    # model 3.4.0 marks the whole threat, its subject too (3.3.0: "will kill you")
+    assert [(s.start, s.end, s.label) for s in got[0].spans] == [(0, 15, "threat")]
+    assert PLAIN[0][0][0:15] == "I will kill you"
 
 
 def test_copyright_and_false_claims_get_tactfuls_own_categories(builtin):
@@ -393,6 +398,6 @@ def test_rights_denied_are_flagged(builtin):
     check_rights_denied(builtin)
 
 
-@RIGHTS_XFAIL
 def test_rights_affirmed_are_not_flagged(builtin):
+    # model 3.4.0 learned the pairs of category templates revision 8 (docs/research/model-3.md)
     check_rights_affirmed(builtin)

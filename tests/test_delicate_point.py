@@ -142,18 +142,24 @@ def test_repoint_writes_only_a_new_card(tmp_path, data_dir):
     point = card["thresholds"].pop("delicate")
     assert card["thresholds"] == {k: v for k, v in old["thresholds"].items() if k != "delicate"}
     assert card["version"] == "9.9.9"
-    assert card["delicate_point"]["from"] == {"version": old["version"], "delicate": 0.575}
+    shipped = old["thresholds"]["delicate"]  # model 3.4.0: 0.6
+    assert shipped == 0.6
+    assert card["delicate_point"]["from"] == {"version": old["version"], "delicate": shipped}
     assert card["dev"]["detexd_heldout_rows"] == 281
     crossfit = card["dev"]["detexd_heldout_delicate_crossfit_f1"]
     if measured_on()["int8_dot_product"]:
         # the shipped point was chosen on a CPU with an 8-bit dot product (VNNI): the same
-        # int8 scores give the same point and figure
-        assert point == 0.575
-        assert crossfit == old["dev"]["detexd_heldout_delicate_crossfit_f1"]
+        # int8 scores give the same point. The card's figure was measured before the graft
+        # of tactful's own rows made the int8 head one float Gemm, which moves the delicate
+        # scores by the rounding of its weights (3.4.0: 0.7677 before, 0.7669 after)
+        assert point == shipped
+        assert crossfit == pytest.approx(
+            old["dev"]["detexd_heldout_delicate_crossfit_f1"], abs=0.002
+        )
     else:
         # AVX2 alone saturates onnxruntime's 16-bit sums: the scores move a little, and the
-        # best point by one grid step (seen: 0.625)
-        assert point in (0.525, 0.55, 0.575, 0.6, 0.625)
+        # best point by a grid step or two (seen on 3.3.0: 0.625 for 0.575)
+        assert point in (0.55, 0.575, 0.6, 0.625, 0.65)
         assert 0.70 <= crossfit <= 0.85
     assert card["delicate_point"]["command"].startswith(
         f"tactful train delicate-point {src} --out {tmp_path / 'out'} --version 9.9.9 ("

@@ -472,12 +472,12 @@ def test_the_shipped_cards_run_is_pinned_through_its_export():
 
     card = load_card()
     run = tt.source_run(card)
-    # model 3.3.0 keeps 3.0.0's run (the chain leg runs/b6): its model.pt and its export,
-    # which is 3.0.0's graph, the one the graft of the category rows started from
-    assert run.dir == Path("runs/b6") and run.version == "3.3.0"
+    # model 3.4.0 keeps its last leg's run (runs/b8): its model.pt and its export, the
+    # graph the graft of tactful's own two category rows started from
+    assert run.dir == Path("runs/b8") and run.version == "3.4.0"
     assert set(run.sha256) == {"model.pt", "export/model.onnx"}
     graft = card["category_heads"]["from"]
-    assert graft["version"] == "3.0.0"
+    assert graft["version"] == "3.4.0"
     assert run.sha256["export/model.onnx"] == graft["model.onnx sha256"]
     assert run.sha256["export/model.onnx"] != card["sha256"]["model.onnx"]
     # model 1.2.0 was shipped before source_run was recorded: its dev command names the run
