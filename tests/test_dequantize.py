@@ -102,7 +102,9 @@ def test_an_int8_head_reads_back_as_it_was_exported(tmp_path):
     seq_s = inits["model.seq_head.weight_Transposed_scale"][:21]
     assert np.array_equal(np.rint(state["seq_head.weight"].numpy().T / seq_s), seq_q)
     diff = np.abs(state["seq_head.weight"].numpy() - float_state["seq_head.weight"].numpy())
-    assert (diff.max(axis=1) <= seq_s / 2 * (1 + 1e-6)).all() and diff.max() > 0
+    # model 3.4.0's 21 rows are its leg's exported int8 rows, made float by the graft of
+    # tactful's own two rows: they quantize back to themselves
+    assert (diff.max(axis=1) <= seq_s / 2 * (1 + 1e-6)).all() and diff.max() == 0
     assert all(torch.equal(state[k], float_state[k]) for k in state if not k.startswith("seq"))
 
 

@@ -748,13 +748,14 @@ def test_the_span_floor_is_the_lowest_point_at_which_the_harmless_texts_get_no_s
 
     mod = BuiltinModerator()
     texts = ["you absolute idiot", "I am a gay man"]
-    # the insult's last span is at 0.9; the identity statement has none at any point
+    # the insult's last span is at 0.875 (model 3.4.0); the identity statement has none at
+    # any point
     arrays = mod.predict_arrays(texts)
     spanned = [float(t) for t in THRESHOLD_GRID if span_sets(mod, texts, arrays, float(t))[0]]
-    assert spanned[-1] == 0.9 and not any(span_sets(mod, texts, arrays, 0.05)[1])
+    assert spanned[-1] == 0.875 and not any(span_sets(mod, texts, arrays, 0.05)[1])
     floor, rates = span_harmless_floor(mod, {"two": texts, "one": texts[1:]}, 1.0)
-    assert floor == 0.925
+    assert floor == 0.9
     assert rates["one"].tolist() == [1.0] * len(THRESHOLD_GRID)
-    assert rates["two"][THRESHOLD_GRID.tolist().index(0.9)] == 0.5
+    assert rates["two"][THRESHOLD_GRID.tolist().index(0.875)] == 0.5
     # half of each set is enough from the grid's first point
     assert span_harmless_floor(mod, {"two": texts}, 0.5)[0] == 0.05
