@@ -4,6 +4,11 @@ should be flagged, harmless look-alikes not). Run it on dev to choose between mo
 the test parts are for the card.
 
     python research/category_dev.py src/tactful/models/builtin /tmp/B32
+    python research/category_dev.py --templates-of 10 src/tactful/models/builtin /tmp/B35
+
+``--templates-of N`` prints, for each dev template that revision N of the category
+templates added, the share of its rows flagged and flagged in each of its positive
+categories.
 """
 
 from __future__ import annotations
@@ -28,10 +33,42 @@ def category_target(e, cat: str) -> float:
     return float(e.meta.get("extra", {}).get(cat, math.nan))
 
 
+def by_template(models: list[str], revision: int) -> None:
+    """Each dev template of ``revision``: its rows' share flagged, and flagged in each
+    category the functionality labels 1."""
+    from tactful.train._category_templates import (
+        CATEGORY_FUNCTIONALITIES,
+        CATEGORY_TEMPLATES,
+        FILLERS,
+    )
+
+    templates = [t for t in CATEGORY_TEMPLATES if t.split == "dev" and t.since == revision]
+    mods = [(m, tactful.load("builtin", model_dir=m)) for m in models]
+    print("template".ljust(12), "rows", "what".ljust(20), *(f"{m[-18:]:>18}" for m in models))
+    for t in templates:
+        slots = sorted({s for s in FILLERS if "{" + s + "}" in t.text})
+        texts = [t.text]
+        for s in slots:
+            texts = [x.replace("{" + s + "}", v) for x in texts for v in FILLERS[s]]
+        texts = [x[:1].upper() + x[1:] for x in texts]
+        got = [m.analyze(texts) for _, m in mods]
+        cats = [c for c, v in CATEGORY_FUNCTIONALITIES[t.functionality].items()
+                if v == 1.0 and c in HARM_CATEGORIES]  # fmt: skip
+        print(t.id.ljust(12), f"{len(texts):4d}", "flagged".ljust(20),
+              *(f"{np.mean([a.flagged for a in g]):>18.3f}" for g in got))  # fmt: skip
+        for c in cats:
+            print(" " * 17, c.ljust(20),
+                  *(f"{np.mean([a.flags.get(c, False) for a in g]):>18.3f}" for g in got))  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", help="model folders")
+    ap.add_argument("--templates-of", type=int, metavar="N", help="per dev template of revision N")
     args = ap.parse_args()
+    if args.templates_of:
+        by_template(args.models, args.templates_of)
+        return
     rows = category_examples(split="dev")
     texts = [e.text for e in rows]
     results = []
