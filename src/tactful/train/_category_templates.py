@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -675,6 +675,21 @@ _RIGHTS_OF_FRAMES: tuple[tuple[str, str], ...] = (
     ("work as nurses", "visit the town pool"),
     ("settle here", "pray in public"),
 )
+
+
+def _rights_templates(
+    frames: Iterable[tuple[str, str, str, tuple[str, ...], int]],
+) -> Iterator[CategoryTemplate]:
+    """Each ``(id, affirmed, denied, rights, since)`` frame's twins, once per right
+    written in: ``{id}{k}a`` (``group_support``) and ``{id}{k}d`` (``rights_denied``)."""
+    for tid, yes, no, rights, since in frames:
+        for k, right in enumerate(rights, 1):
+            for suffix, functionality, text in (
+                ("a", "group_support", yes),
+                ("d", "rights_denied", no),
+            ):
+                yield _T(f"{tid}{k}{suffix}", functionality, text.replace("{right}", right), since)
+
 
 #: The templates, by functionality.
 CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
@@ -1798,16 +1813,9 @@ CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
     # -- revision 8 ------------------------------------------------------------------------
     # a group's rights affirmed and denied in sentences that differ in the negation alone;
     # each frame with two rights written in, so that both twins take every group
-    *(
-        _T(
-            f"{tid}{k}{suffix}",
-            functionality,
-            text.replace("{right}", right),
-            since=9 if tid in _RIGHTS_FRAMES_9 else 8,
-        )
+    *_rights_templates(
+        (tid, yes, no, rights, 9 if tid in _RIGHTS_FRAMES_9 else 8)
         for (tid, yes, no), rights in zip(_RIGHTS_FRAMES, _RIGHTS_OF_FRAMES, strict=True)
-        for k, right in enumerate(rights, 1)
-        for suffix, functionality, text in (("a", "group_support", yes), ("d", "rights_denied", no))
     ),
     # -- revision 9 ------------------------------------------------------------------------
     # friendly messages about the reader's family and home: harmless
@@ -1832,17 +1840,7 @@ CATEGORY_TEMPLATES: tuple[CategoryTemplate, ...] = (
     ),
     # -- revision 10 -----------------------------------------------------------------------
     # rights: for or against a group doing something (the held-out frames' kind)
-    *(
-        _T(
-            f"{tid}{k}{suffix}",
-            functionality,
-            text.replace("{right}", right),
-            since=10,
-        )
-        for tid, yes, no, rights in _RIGHTS_FRAMES_10
-        for k, right in enumerate(rights, 1)
-        for suffix, functionality, text in (("a", "group_support", yes), ("d", "rights_denied", no))
-    ),
+    *_rights_templates((*frame, 10) for frame in _RIGHTS_FRAMES_10),
     # a wish not to be alive, said indirectly: no word of suicide, death or a means
     *(
         _T(tid, "self_harm_disclosure", text, since=10)
