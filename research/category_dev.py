@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections import defaultdict
 
 import numpy as np
@@ -34,23 +35,23 @@ def category_target(e, cat: str) -> float:
 
 
 def by_template(models: list[str], revision: int) -> None:
-    """Each dev template of ``revision``: its rows' share flagged, and flagged in each
-    category the functionality labels 1."""
+    """Each dev template of ``revision``: its rows (the dev rows revision ``revision``
+    added to the one before, as :func:`category_template_rows` fills them), their share
+    flagged, and flagged in each category the functionality labels 1."""
     from tactful.train._category_templates import (
         CATEGORY_FUNCTIONALITIES,
         CATEGORY_TEMPLATES,
-        FILLERS,
+        category_template_rows,
     )
 
-    templates = [t for t in CATEGORY_TEMPLATES if t.split == "dev" and t.since == revision]
+    before = len(category_template_rows("dev", revision=revision - 1)) if revision > 1 else 0
+    added = [text for text, _, _ in category_template_rows("dev", revision=revision)[before:]]
     mods = [(m, tactful.load("builtin", model_dir=m)) for m in models]
     print("template".ljust(12), "rows", "what".ljust(20), *(f"{m[-18:]:>18}" for m in models))
-    for t in templates:
-        slots = sorted({s for s in FILLERS if "{" + s + "}" in t.text})
-        texts = [t.text]
-        for s in slots:
-            texts = [x.replace("{" + s + "}", v) for x in texts for v in FILLERS[s]]
-        texts = [x[:1].upper() + x[1:] for x in texts]
+    for t in (t for t in CATEGORY_TEMPLATES if t.split == "dev" and t.since == revision):
+        # the template's rows: its words around any filler (the first letter is upper-cased)
+        pattern = re.sub(r"\\\{\w+\\\}", ".+", re.escape(t.text))
+        texts = [x for x in added if re.fullmatch(pattern, x, re.IGNORECASE)]
         got = [m.analyze(texts) for _, m in mods]
         cats = [c for c, v in CATEGORY_FUNCTIONALITIES[t.functionality].items()
                 if v == 1.0 and c in HARM_CATEGORIES]  # fmt: skip
