@@ -9,6 +9,8 @@ import math
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tactful._heads import CATEGORY_HEADS
 from tactful.train._bank import TeacherId
 from tactful.train._distill import recorded_stage_examples
@@ -20,17 +22,33 @@ TEACHER = TeacherId(
 )
 
 
-def test_a_category_students_examples_rebuild_from_its_record(data_dir):
-    examples, seed, summary = student_examples(
-        data_dir,
-        bank=BANK,
-        teacher=TEACHER,
-        stage=10,
-        categories=True,
-        max_bank_only=50,
-        category_repeat=3,
-        delicate=True,
-    )
+KWARGS: dict = {
+    "stage": 10,
+    "categories": True,
+    "max_bank_only": 50,
+    "category_repeat": 3,
+    "delicate": True,
+}
+
+
+@pytest.fixture(scope="module")
+def built(data_dir):
+    return student_examples(data_dir, bank=BANK, teacher=TEACHER, **KWARGS)
+
+
+def _record(seed, summary):
+    """What student() writes: the config and the bank's summary."""
+    return {
+        "stage": 10,
+        "seed": seed,
+        "config": {"teacher": f"bank:{TEACHER.folder}", "heads": list(CATEGORY_HEADS),
+                   "delicate": True, "spans": 0, "targeted": False},
+        "teacher_bank": {"bank": str(BANK), "teacher": dataclasses.asdict(TEACHER), **summary},
+    }  # fmt: skip
+
+
+def test_a_category_students_examples_rebuild_from_its_record(data_dir, built):
+    examples, seed, summary = built
     # each category template row three times, and the record says so
     assert summary["categories"]["category_repeat"] == 3
     assert Counter(e.source for e in examples)["category_templates"] == 3 * 3431
@@ -40,15 +58,24 @@ def test_a_category_students_examples_rebuild_from_its_record(data_dir):
     # a bank of the eight heads gives the categories no soft target
     assert summary["categories"]["with_soft_category_targets"] == 0
     assert all(e.soft_seq is None or all(math.isnan(v) for v in e.soft_seq[8:]) for e in examples)
-    # what student() writes: the config and the bank's summary
-    record = {
-        "stage": 10,
-        "seed": seed,
-        "config": {"teacher": f"bank:{TEACHER.folder}", "heads": list(CATEGORY_HEADS),
-                   "delicate": True, "spans": 0, "targeted": False},
-        "teacher_bank": {"bank": str(BANK), "teacher": dataclasses.asdict(TEACHER), **summary},
-    }  # fmt: skip
-    again, again_seed = recorded_stage_examples(data_dir, record)
+    assert "draw_seed" not in summary
+    again, again_seed = recorded_stage_examples(data_dir, _record(seed, summary))
     assert again_seed == seed
     assert [e.text for e in again] == [e.text for e in examples]
     assert Counter(e.source for e in again) == Counter(e.source for e in examples)
+
+
+def test_legs_that_share_a_draw_seed_hold_the_same_texts(data_dir, built):
+    examples, seed, summary = built
+    other, other_seed, other_summary = student_examples(
+        data_dir, bank=BANK, teacher=TEACHER, seed=1, draw_seed=0, **KWARGS
+    )
+    # the rows of seed 0, the 50 banked texts among them, in seed 1's order and run seed
+    assert other_seed == 11 and seed == 10
+    assert other_summary == {**summary, "draw_seed": 0}
+    assert Counter(e.text for e in other) == Counter(e.text for e in examples)
+    assert [e.text for e in other] != [e.text for e in examples]
+    # trained-texts rebuilds such a leg from its record
+    again, again_seed = recorded_stage_examples(data_dir, _record(other_seed, other_summary))
+    assert again_seed == 11
+    assert [e.text for e in again] == [e.text for e in other]

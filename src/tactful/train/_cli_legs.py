@@ -275,6 +275,17 @@ def add_leg_commands(app: typer.Typer) -> None:
                 help="With --categories: each category template row this many times.",
             ),
         ] = 1,
+        draw_seed: Annotated[
+            int | None,
+            typer.Option(
+                "--draw-seed",
+                min=0,
+                help="Draw the rows as --seed N would, and keep --seed for the order and the "
+                "training: legs for one soup that share it have seen, together, no more rows "
+                "than one leg (such as DeTexD's held-out rows).",
+                show_default=False,
+            ),
+        ] = None,
         data_dir: DataDirOpt = None,
     ) -> None:
         """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
@@ -301,6 +312,7 @@ def add_leg_commands(app: typer.Typer) -> None:
             lr=lr,
             head_lr=head_lr,
             category_repeat=category_repeat,
+            draw_seed=draw_seed,
             **flags,
         )
         typer.echo(str(path / "export" / "model.onnx"))

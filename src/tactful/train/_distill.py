@@ -457,6 +457,7 @@ def recorded_stage_examples(
             bank_rows=tb.get("bank_rows"),
             category_repeat=repeat,
             template_revision=revision,
+            draw_seed=tb.get("draw_seed"),
             **template_flags(config),
         )
         return examples, seed

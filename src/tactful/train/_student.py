@@ -214,6 +214,7 @@ def student_examples(
     bank_rows: Mapping[str, int] | None = None,
     category_repeat: int = 1,
     template_revision: int | None = None,
+    draw_seed: int | None = None,
     **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int, dict[str, Any]]:
     """A bank student's examples in training order, the run's seed, and what they hold:
@@ -227,7 +228,13 @@ def student_examples(
     :func:`bank_examples` (ToxicChat's dev
     and test prompts and the category sources' dev texts held out; ``bank_rows``: see its
     ``rows``), shuffled by the run's seed. :func:`student` trains on them; ``tactful train
-    trained-texts`` rebuilds them from a run's ``train.json``."""
+    trained-texts`` rebuilds them from a run's ``train.json``.
+
+    ``draw_seed`` draws the rows (which rows of each capped source, of the SemEval posts
+    and of the bank's texts) as ``seed=draw_seed`` would, and keeps ``seed`` for the run's
+    seed and the order: legs that differ in ``seed`` alone then hold the same texts, so a
+    soup of them has seen no more of a data set than one leg (DeTexD's unseen rows, which
+    choose the delicate point). The summary records it as ``draw_seed``."""
     from ..datasets import load_dataset
     from ._categories import CATEGORY_CAPS, category_examples, category_mixture
     from ._category_templates import TEMPLATE_REVISION
@@ -243,9 +250,14 @@ def student_examples(
     ) | frozenset(
         e.text for e in category_examples(data_dir, split="dev", template_revision=revision)
     )
-    mixture, run_seed = distill_examples(
-        data_dir, stage=stage, seed=seed, extra=0, targeted=targeted, spans=spans, **templates
+    if draw_seed is not None and draw_seed < 0:
+        raise ConfigError(f"draw_seed must be 0 or more, not {draw_seed}.")
+    drawn = seed if draw_seed is None else draw_seed
+    mixture, draw_run_seed = distill_examples(
+        data_dir, stage=stage, seed=drawn, extra=0, targeted=targeted, spans=spans, **templates
     )
+    # the stage adds the same offset to any seed (stage_mixture)
+    run_seed = draw_run_seed - drawn + seed
     heads: Sequence[str] = SEQ_HEADS
     extra_summary: dict[str, Any] = {}
     if categories:
@@ -272,13 +284,15 @@ def student_examples(
         teacher,
         data_dir,
         max_bank_only=max_bank_only,
-        seed=run_seed,
+        seed=draw_run_seed,
         held_out=held,
         heads=heads,
         rows=bank_rows,
     )
     summary |= extra_summary
     summary["max_bank_only"] = max_bank_only
+    if draw_seed is not None:
+        summary["draw_seed"] = draw_seed
     if categories:
         first = len(SEQ_HEADS)
         summary["categories"]["with_soft_category_targets"] = sum(
@@ -350,6 +364,7 @@ def student(
     lr: float = 5e-5,
     head_lr: float = 1e-3,
     category_repeat: int = 1,
+    draw_seed: int | None = None,
     **templates: Unpack[TemplateFlags],
 ) -> Path:
     """Train a MiniLM student on :func:`bank_examples` of stage ``stage``'s mixture, and
@@ -373,7 +388,7 @@ def student(
     targets, for the categories as well when the bank's teacher has them (a
     ``builtin-large`` 3.x bank): the student learns each category with its encoder from
     the teacher's score on every banked text, not from the category sources' labels alone;
-    ``category_repeat``: see :func:`student_examples`."""
+    ``category_repeat`` and ``draw_seed``: see :func:`student_examples`."""
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
@@ -403,6 +418,7 @@ def student(
         categories=categories,
         max_bank_only=max_bank_only,
         category_repeat=category_repeat,
+        draw_seed=draw_seed,
         **templates,
     )
     heads = CATEGORY_HEADS if categories else SEQ_HEADS
