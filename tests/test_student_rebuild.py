@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tactful._heads import CATEGORY_HEADS
+from tactful.errors import ConfigError
 from tactful.train._bank import TeacherId
 from tactful.train._distill import recorded_stage_examples
 from tactful.train._student import student_examples
@@ -79,3 +80,9 @@ def test_legs_that_share_a_draw_seed_hold_the_same_texts(data_dir, built):
     again, again_seed = recorded_stage_examples(data_dir, _record(other_seed, other_summary))
     assert again_seed == 11
     assert [e.text for e in again] == [e.text for e in other]
+
+
+def test_a_negative_draw_seed_is_refused_in_one_line(data_dir):
+    with pytest.raises(ConfigError) as err:
+        student_examples(data_dir, bank=BANK, teacher=TEACHER, draw_seed=-1, **KWARGS)
+    assert str(err.value) == "[T010] draw_seed must be 0 or more, not -1."

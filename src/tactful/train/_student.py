@@ -241,6 +241,9 @@ def student_examples(
     from ._categoryhead import TEMPLATE_ROWS
     from ._distill import distill_examples
 
+    if draw_seed is not None and draw_seed < 0:
+        raise ConfigError(f"draw_seed must be 0 or more, not {draw_seed}.")
+
     # Never an example: the texts that choose the operating points or measure the model
     # (the bank holds the harm sets' dev texts: it was labelled before their dev part was
     # carved out of train, and the teacher's scores of them would leak into the points).
@@ -250,8 +253,6 @@ def student_examples(
     ) | frozenset(
         e.text for e in category_examples(data_dir, split="dev", template_revision=revision)
     )
-    if draw_seed is not None and draw_seed < 0:
-        raise ConfigError(f"draw_seed must be 0 or more, not {draw_seed}.")
     drawn = seed if draw_seed is None else draw_seed
     mixture, draw_run_seed = distill_examples(
         data_dir, stage=stage, seed=drawn, extra=0, targeted=targeted, spans=spans, **templates
