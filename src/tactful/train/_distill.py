@@ -424,10 +424,10 @@ def recorded_stage_examples(
     caller compares the result with the record (``tactful train trained-texts``
     refuses to write when they differ).
     """
-    from ._stages import STAGES, stage_mixture
+    from ._stages import stage_mixture, stage_seed_offset
 
     number = int(stage.get("stage", 1))
-    offset = 0 if number == 1 else STAGES[number].get("seed_offset", number - 1)
+    offset = stage_seed_offset(number)
     config = stage.get("config", {})
     if str(config.get("teacher") or "").startswith("bank:"):  # a student of the bank
         from ._bank import TeacherId

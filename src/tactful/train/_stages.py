@@ -177,6 +177,14 @@ STAGES: dict[int, dict[str, Any]] = {
 SOURCES: tuple[str, ...] = tuple(DEFAULT_CAPS)
 
 
+def stage_seed_offset(stage: int) -> int:
+    """What ``stage`` adds to a run's seed: :func:`stage_mixture`'s seed for it is
+    ``seed + stage_seed_offset(stage)`` (0 for stage 1)."""
+    if stage == 1:
+        return 0
+    return int(STAGES.get(stage, {}).get("seed_offset", stage - 1))
+
+
 def stage_mixture(
     data_dir: str | Path | None,
     stage: int,
@@ -214,7 +222,7 @@ def stage_mixture(
             **templates,
         )
         return examples, seed
-    run_seed = seed + st.get("seed_offset", stage - 1)
+    run_seed = seed + stage_seed_offset(stage)
     examples = build_mixture(
         data_dir,
         seed=run_seed,

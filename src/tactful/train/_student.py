@@ -240,6 +240,7 @@ def student_examples(
     from ._category_templates import TEMPLATE_REVISION
     from ._categoryhead import TEMPLATE_ROWS
     from ._distill import distill_examples
+    from ._stages import stage_seed_offset
 
     if draw_seed is not None and draw_seed < 0:
         raise ConfigError(f"draw_seed must be 0 or more, not {draw_seed}.")
@@ -257,8 +258,7 @@ def student_examples(
     mixture, draw_run_seed = distill_examples(
         data_dir, stage=stage, seed=drawn, extra=0, targeted=targeted, spans=spans, **templates
     )
-    # the stage adds the same offset to any seed (stage_mixture)
-    run_seed = draw_run_seed - drawn + seed
+    run_seed = seed + stage_seed_offset(stage)
     heads: Sequence[str] = SEQ_HEADS
     extra_summary: dict[str, Any] = {}
     if categories:
