@@ -86,3 +86,55 @@ def test_a_negative_draw_seed_is_refused_in_one_line(data_dir):
     with pytest.raises(ConfigError) as err:
         student_examples(data_dir, bank=BANK, teacher=TEACHER, draw_seed=-1, **KWARGS)
     assert str(err.value) == "[T010] draw_seed must be 0 or more, not -1."
+
+
+def test_a_hard_source_learns_its_labels_alone(data_dir, built):
+    examples, seed, summary = built
+    hard, hard_seed, hard_summary = student_examples(
+        data_dir, bank=BANK, teacher=TEACHER, hard_sources=["harm_requests"], **KWARGS
+    )
+    assert hard_seed == seed and hard_summary == {**summary, "hard_sources": ["harm_requests"]}
+    assert [e.text for e in hard] == [e.text for e in examples]
+    tox = CATEGORY_HEADS.index("toxicity")
+
+    def soft_tox(rows, source, labelled=True):
+        return [
+            e.soft_seq[tox]
+            for e in rows
+            if e.source == source and e.soft_seq is not None and math.isnan(e.seq[tox]) != labelled
+        ]
+
+    # the teacher scores harm_requests' banked texts; a hard source keeps a label alone
+    before, after = soft_tox(examples, "harm_requests"), soft_tox(hard, "harm_requests")
+    assert len(before) == len(after) > 500
+    assert not any(math.isnan(v) for v in before) and all(math.isnan(v) for v in after)
+    # a head the row does not label (Do-Not-Answer's harms outside the 13 leave toxicity
+    # unknown) keeps the teacher's score, and every other source is as it was
+    unlabelled = soft_tox(hard, "harm_requests", labelled=False)
+    assert len(unlabelled) > 100 and not any(math.isnan(v) for v in unlabelled)
+    assert unlabelled == soft_tox(examples, "harm_requests", labelled=False)
+    assert soft_tox(hard, "harm_benign") == soft_tox(examples, "harm_benign")
+    again, _ = recorded_stage_examples(data_dir, _record(hard_seed, hard_summary))
+    assert [e.text for e in again] == [e.text for e in hard]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {**KWARGS, "hard_sources": ["harm_requests", "toxicchat"]},
+            (
+                "[T010] hard_sources: toxicchat is not a category source (harm_requests, "
+                "harm_benign, dna_responses, conan, dialoconan, toxigen_seeds)."
+            ),
+        ),
+        (
+            {**KWARGS, "categories": False, "hard_sources": ["harm_requests"]},
+            "[T010] hard_sources needs categories: they are category sources.",
+        ),
+    ],
+)
+def test_a_hard_source_outside_the_category_sources_is_refused(data_dir, kwargs, message):
+    with pytest.raises(ConfigError) as err:
+        student_examples(data_dir, bank=BANK, teacher=TEACHER, **kwargs)
+    assert str(err.value) == message

@@ -286,6 +286,16 @@ def add_leg_commands(app: typer.Typer) -> None:
                 show_default=False,
             ),
         ] = None,
+        hard_source: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--hard-source",
+                help="With --categories: a category source (repeat) whose labelled heads "
+                "learn from its gold labels alone, not the teacher's scores as well, such "
+                "as harm_requests.",
+                show_default=False,
+            ),
+        ] = None,
         data_dir: DataDirOpt = None,
     ) -> None:
         """Train a MiniLM student from the teacher-label bank (no teacher runs), in one leg."""
@@ -313,6 +323,7 @@ def add_leg_commands(app: typer.Typer) -> None:
             head_lr=head_lr,
             category_repeat=category_repeat,
             draw_seed=draw_seed,
+            hard_sources=hard_source or (),
             **flags,
         )
         typer.echo(str(path / "export" / "model.onnx"))

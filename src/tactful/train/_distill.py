@@ -458,6 +458,7 @@ def recorded_stage_examples(
             category_repeat=repeat,
             template_revision=revision,
             draw_seed=tb.get("draw_seed"),
+            hard_sources=tb.get("hard_sources", ()),
             **template_flags(config),
         )
         return examples, seed

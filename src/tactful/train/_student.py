@@ -18,7 +18,7 @@ import json
 import logging
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -97,6 +97,7 @@ def bank_examples(
     held_out: frozenset[str] = frozenset(),
     heads: Sequence[str] = SEQ_HEADS,
     rows: Mapping[str, int] | None = None,
+    hard_sources: Collection[str] = (),
 ) -> tuple[list[Example], dict[str, Any]]:
     """The student's examples and what they hold.
 
@@ -112,7 +113,9 @@ def bank_examples(
     per-character toxic logits as ``soft_tox``) (a labelled head of a :data:`~tactful.train.HARD_ONLY_SOURCES` row keeps
     its label alone); each banked text of ``sources`` (default: all) that the mixture
     lacks is added once with soft targets only (``max_bank_only``: a seeded sample of
-    that many). Texts in ``held_out`` are dropped everywhere.
+    that many). Texts in ``held_out`` are dropped everywhere. A labelled head of a row
+    of ``hard_sources`` (mixture sources, such as ``harm_requests``) keeps its label alone
+    too: a set whose gold labels the teacher misses.
 
     Returns the examples (mixture first, then the bank-only texts, in sources' order) and
     a summary: examples, with soft targets, bank-only texts per source.
@@ -177,7 +180,7 @@ def bank_examples(
         if p is None:
             return e
         logits = _logits(p)
-        if e.source in HARD_ONLY_SOURCES:
+        if e.source in HARD_ONLY_SOURCES or e.source in hard_sources:
             logits = [v if math.isnan(h) else NAN for v, h in zip(logits, e.seq, strict=True)]
         c = char_probs.get(key)
         tox = None if c is None else np.array(_logits(c), dtype=np.float32)
@@ -215,6 +218,7 @@ def student_examples(
     category_repeat: int = 1,
     template_revision: int | None = None,
     draw_seed: int | None = None,
+    hard_sources: Collection[str] = (),
     **templates: Unpack[TemplateFlags],
 ) -> tuple[list[Example], int, dict[str, Any]]:
     """A bank student's examples in training order, the run's seed, and what they hold:
@@ -234,9 +238,14 @@ def student_examples(
     and of the bank's texts) as ``seed=draw_seed`` would, and keeps ``seed`` for the run's
     seed and the order: legs that differ in ``seed`` alone then hold the same texts, so a
     soup of them has seen no more of a data set than one leg (DeTexD's unseen rows, which
-    choose the delicate point). The summary records it as ``draw_seed``."""
+    choose the delicate point). The summary records it as ``draw_seed``.
+
+    ``hard_sources``: category sources (:data:`~tactful.train._categories.CATEGORY_SOURCES`)
+    whose labelled heads learn from their gold labels alone, not from the teacher's scores
+    as well (``builtin-large`` flags 0.775 of ``harm_requests``' harmful train rows); it
+    needs ``categories``, and the summary records it as ``hard_sources``."""
     from ..datasets import load_dataset
-    from ._categories import CATEGORY_CAPS, category_examples, category_mixture
+    from ._categories import CATEGORY_CAPS, CATEGORY_SOURCES, category_examples, category_mixture
     from ._category_templates import TEMPLATE_REVISION
     from ._categoryhead import TEMPLATE_ROWS
     from ._distill import distill_examples
@@ -244,6 +253,15 @@ def student_examples(
 
     if draw_seed is not None and draw_seed < 0:
         raise ConfigError(f"draw_seed must be 0 or more, not {draw_seed}.")
+    hard = sorted(set(hard_sources))
+    if hard and not categories:
+        raise ConfigError("hard_sources needs categories: they are category sources.")
+    unknown = [s for s in hard if s not in CATEGORY_SOURCES]
+    if unknown:
+        raise ConfigError(
+            f"hard_sources: {', '.join(unknown)} is not a category source "
+            f"({', '.join(CATEGORY_SOURCES)})."
+        )
 
     # Never an example: the texts that choose the operating points or measure the model
     # (the bank holds the harm sets' dev texts: it was labelled before their dev part was
@@ -289,8 +307,11 @@ def student_examples(
         held_out=held,
         heads=heads,
         rows=bank_rows,
+        hard_sources=hard,
     )
     summary |= extra_summary
+    if hard:
+        summary["hard_sources"] = hard
     summary["max_bank_only"] = max_bank_only
     if draw_seed is not None:
         summary["draw_seed"] = draw_seed
@@ -366,6 +387,7 @@ def student(
     head_lr: float = 1e-3,
     category_repeat: int = 1,
     draw_seed: int | None = None,
+    hard_sources: Collection[str] = (),
     **templates: Unpack[TemplateFlags],
 ) -> Path:
     """Train a MiniLM student on :func:`bank_examples` of stage ``stage``'s mixture, and
@@ -389,7 +411,7 @@ def student(
     targets, for the categories as well when the bank's teacher has them (a
     ``builtin-large`` 3.x bank): the student learns each category with its encoder from
     the teacher's score on every banked text, not from the category sources' labels alone;
-    ``category_repeat`` and ``draw_seed``: see :func:`student_examples`."""
+    ``category_repeat``, ``draw_seed`` and ``hard_sources``: see :func:`student_examples`."""
     from ._config import TrainConfig, require_train_extra
 
     require_train_extra()
@@ -420,6 +442,7 @@ def student(
         max_bank_only=max_bank_only,
         category_repeat=category_repeat,
         draw_seed=draw_seed,
+        hard_sources=hard_sources,
         **templates,
     )
     heads = CATEGORY_HEADS if categories else SEQ_HEADS
