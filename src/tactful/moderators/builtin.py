@@ -49,6 +49,7 @@ __all__ = [
     "BuiltinLargeModerator",
     "BuiltinModerator",
     "default_model_dir",
+    "flagged_beside_toxicity",
     "load_card",
 ]
 
@@ -170,6 +171,22 @@ class _Thresholds(Constraint):
 
 #: Heads with an ``Analysis`` field of their own rather than a place in ``scores``.
 _FIELD_HEADS = ("jailbreak", "delicate")
+
+
+def flagged_beside_toxicity(
+    probs: Mapping[str, float], th: Mapping[str, float], categories: Sequence[str]
+) -> bool:
+    """Whether a text is toxic by a head other than the prompt-toxicity head: the
+    comment-toxicity, threat or insult head at its high-precision point (card:
+    ``offensive_or``, ``threat_or``, ``insult_or``), or, in a model with harm-category
+    heads, any category at its flagging point (``CATEGORY_or``, else its own). A text is
+    flagged if this holds or its toxicity score reaches the toxicity point."""
+    return (
+        probs["offensive"] >= th.get("offensive_or", 1.01)
+        or probs["threat"] >= th.get("threat_or", 1.01)
+        or probs["insult"] >= th.get("insult_or", 1.01)
+        or any(probs[c] >= th.get(f"{c}_or", th.get(c, 0.5)) for c in categories)
+    )
 
 
 def _blank(heads: Sequence[str]) -> Analysis:
@@ -532,15 +549,7 @@ class BuiltinModerator(Configured):
             # threat or insult head at its high-precision point (card: "offensive_or",
             # "threat_or", "insult_or"), so an insult or a threat is flagged whether
             # it reads as a chat prompt or as a comment.
-            flags["toxicity"] = (
-                flags["toxicity"]
-                or probs["offensive"] >= th.get("offensive_or", 1.01)
-                or probs["threat"] >= th.get("threat_or", 1.01)
-                or probs["insult"] >= th.get("insult_or", 1.01)
-                # a model with harm-category heads flags a text any of them flags at
-                # its flagging point ("CATEGORY_or", else its own)
-                or any(probs[c] >= th.get(f"{c}_or", th.get(c, 0.5)) for c in categories)
-            )
+            flags["toxicity"] = flags["toxicity"] or flagged_beside_toxicity(probs, th, categories)
             flagged = flags["toxicity"]
             for c in categories:  # a category names the harm of a flagged text
                 flags[c] = flags[c] and flagged

@@ -134,6 +134,7 @@ if TYPE_CHECKING:
         MODEL_FILES,
         install_export,
         repoint_delicate,
+        repoint_toxicity,
         ship,
     )
     from ._spanhead import (
@@ -303,6 +304,7 @@ __all__ = [  # noqa: RUF022  (kept in sorted() order; a test checks it)
     "refit_delicate_head",
     "refit_span_head",
     "repoint_delicate",
+    "repoint_toxicity",
     "require_train_extra",
     "resume_run",
     "run_encoder",
@@ -404,6 +406,7 @@ _LAZY: dict[str, str] = {
     "delicate_dev_rows": "._devrows",
     "delicate_dev_shares": "._devrows",
     "repoint_delicate": "._ship",
+    "repoint_toxicity": "._ship",
     "delicate_head_examples": "._delicatehead",
     "refit_delicate_head": "._delicatehead",
     "category_head_examples": "._categoryhead",

@@ -688,6 +688,34 @@ def delicate_point_command(
     )
 
 
+@train_app.command("toxicity-point")
+def toxicity_point_command(
+    model: ModelFolderArg,
+    out: NewFolderOpt,
+    version: NewVersionOpt,
+    harmless_pass: Annotated[
+        float | None,
+        typer.Option(
+            "--harmless-pass",
+            min=0.0,
+            max=1.0,
+            help="Only points at which every harmless dev set passes at least this share.",
+            show_default=False,
+        ),
+    ] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Choose the toxicity point on ToxicChat dev and the harm sets' dev requests together
+    (the best mean of the two parts' bootstrap-mean F1), so that the flag serves harmful
+    requests as well as chat toxicity. Only the card changes; no torch needed."""
+    from . import repoint_toxicity
+
+    card = repoint_toxicity(model, out, data_dir, version=version, harmless_pass=harmless_pass)
+    record = dict(card["toxicity_point"])
+    record["dev"] = {k: v for k, v in record["dev"].items() if k != "curve"}
+    _print_json({"toxicity": card["thresholds"]["toxicity"], "toxicity_point": record})
+
+
 @train_app.command("assemble-encoder")
 def assemble_command(
     name: Annotated[EncoderName, typer.Argument(help="The encoder to assemble (mpnet).")] = "mpnet",

@@ -331,6 +331,34 @@ _REPOINT_CONSTRAINTS: Constraints = {
 }
 
 
+def _repoint_params(
+    what: str, model_dir: str | Path, out: str | Path, data_dir: str | Path | None, version: str
+) -> tuple[Path, Path, Path | None, dict[str, Any]]:
+    """A card-only change's checked parameters: the model folder, ``out`` (never the model's
+    own folder), the data folder, and the model's card."""
+    from ..moderators.builtin import load_card
+
+    p = validate_params(
+        what,
+        _REPOINT_CONSTRAINTS,
+        model_dir=model_dir,
+        out=out,
+        data_dir=data_dir,
+        version=version,
+    )
+    if p["model_dir"].resolve() == p["out"].resolve():
+        raise ConfigError("--out must be another folder than the model's.")
+    return p["model_dir"], p["out"], p["data_dir"], load_card(p["model_dir"])
+
+
+def _write_repointed(src: Path, dst: Path, card: dict[str, Any], new: dict[str, Any]) -> None:
+    """``card``'s model files copied unchanged from ``src`` to ``dst``, and ``new`` as its card."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in card.get("sha256", {}):
+        shutil.copy(src / name, dst / name)
+    (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
+
+
 def repoint_delicate(
     model_dir: str | Path,
     out: str | Path,
@@ -353,45 +381,75 @@ def repoint_delicate(
         ``out`` is the model's own folder, or fewer than :data:`DELICATE_MIN_ROWS`
         DeTexD rows are held out (nothing is written).
     """
-    from ..moderators.builtin import BuiltinModerator, load_card
+    from ..moderators.builtin import BuiltinModerator
 
-    p = validate_params(
-        "repoint_delicate",
-        _REPOINT_CONSTRAINTS,
-        model_dir=model_dir,
-        out=out,
-        data_dir=data_dir,
-        version=version,
-    )
-    src: Path = p["model_dir"]
-    dst: Path = p["out"]
-    if src.resolve() == dst.resolve():
-        raise ConfigError("--out must be another folder than the model's.")
-    card = load_card(src)
-    rows = delicate_dev_rows(p["data_dir"], card_stages(card))
+    src, dst, data, card = _repoint_params("repoint_delicate", model_dir, out, data_dir, version)
+    rows = delicate_dev_rows(data, card_stages(card))
     point, fig = choose_delicate_threshold(BuiltinModerator(model_dir=str(src)), rows)
     if point is None:
         raise ConfigError(
             f"{src}: its training drew all but {len(rows)} of the DeTexD rows; the delicate "
             f"point needs at least {DELICATE_MIN_ROWS} held-out rows."
         )
-    dst.mkdir(parents=True, exist_ok=True)
-    for name in card.get("sha256", {}):
-        shutil.copy(src / name, dst / name)
     new = json.loads(json.dumps(card))
-    new["version"] = p["version"]
+    new["version"] = version
     new["thresholds"]["delicate"] = point
     new.setdefault("dev", {}).update(fig)
     new["delicate_point"] = {
         "from": {"version": card.get("version"), "delicate": card["thresholds"].get("delicate")},
-        "command": f"tactful train delicate-point {src} --out {dst} --version {p['version']} "
+        "command": f"tactful train delicate-point {src} --out {dst} --version {version} "
         f"(the best mean F1 over {DEV_RESAMPLES} bootstrap resamples of the {len(rows)} "
         f"DeTexD rows no training stage drew; cross-fitted F1: the point chosen on 4 of 5 "
         f"folds, 20 stratified splits)",
     }
     mod = BuiltinModerator(model_dir=str(src))
     new["delicate_point"]["dev"] = delicate_dev_shares(
-        mod, mod, float(card["thresholds"].get("delicate", 0.5)), point, p["data_dir"]
+        mod, mod, float(card["thresholds"].get("delicate", 0.5)), point, data
     )
-    (dst / "card.json").write_text(json.dumps(new, indent=2) + "\n")
+    _write_repointed(src, dst, card, new)
+    return new
+
+
+def repoint_toxicity(
+    model_dir: str | Path,
+    out: str | Path,
+    data_dir: str | Path | None = None,
+    *,
+    version: str,
+    harmless_pass: float | None = None,
+) -> dict[str, Any]:
+    """Choose a shipped model's toxicity point on ToxicChat dev and the harm sets' dev
+    requests together (:func:`~tactful.train._thresholds.choose_toxicity_threshold`);
+    write the model with that point to ``out``.
+
+    Only the card changes: ``thresholds.toxicity``, ``dev.toxicchat_dev_toxicity_f1`` (the
+    plain ToxicChat dev F1 at the new point, as ``tactful train ship`` records it),
+    ``version``, and a ``toxicity_point`` record of the point before, the command and the
+    dev figures at both points; every model file is copied unchanged.
+
+    Raises
+    ------
+    ConfigError
+        ``out`` is the model's own folder (nothing is written).
+    """
+    from ..moderators.builtin import BuiltinModerator
+    from ._thresholds import choose_toxicity_threshold
+
+    src, dst, data, card = _repoint_params("repoint_toxicity", model_dir, out, data_dir, version)
+    mod = BuiltinModerator(model_dir=str(src))
+    point, fig = choose_toxicity_threshold(mod, data, harmless_pass=harmless_pass)
+    new = json.loads(json.dumps(card))
+    new["version"] = version
+    new["thresholds"]["toxicity"] = point
+    new.setdefault("dev", {})["toxicchat_dev_toxicity_f1"] = fig["toxicchat_dev_f1"]
+    floor = "" if harmless_pass is None else f" --harmless-pass {harmless_pass}"
+    new["toxicity_point"] = {
+        "from": {"version": card.get("version"), "toxicity": card["thresholds"].get("toxicity")},
+        "command": f"tactful train toxicity-point {src} --out {dst} --version {version}"
+        f"{floor} (the best mean, over ToxicChat dev and the harm sets' dev requests, of "
+        f"each part's mean F1 over {DEV_RESAMPLES} bootstrap resamples; a text is flagged "
+        f"as the model flags it)",
+        "dev": fig,
+    }
+    _write_repointed(src, dst, card, new)
     return new

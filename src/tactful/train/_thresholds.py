@@ -27,11 +27,13 @@ __all__ = [
     "choose_delicate_threshold",
     "choose_span_threshold",
     "choose_thresholds",
+    "choose_toxicity_threshold",
     "crossfit_threshold_f1",
     "grid_f1",
     "harmless_floor",
     "harmless_pass_rates",
     "or_in_threshold",
+    "resampled_grid_f1",
     "span_harmless_floor",
     "span_sets",
     "trial_span_key",
@@ -80,6 +82,16 @@ def grid_f1(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return _weighted_grid_f1(np.ones((1, len(y))), _grid_outcomes(y, p))[0]
 
 
+def resampled_grid_f1(y: np.ndarray, p: np.ndarray, resamples: int, seed: int = 0) -> np.ndarray:
+    """The F1 of ``p >= t`` at each point of :data:`THRESHOLD_GRID` (columns) in each of
+    ``resamples`` bootstrap resamples of the rows (rows of the result; seeded)."""
+    n = len(y)
+    rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
+    counts = np.zeros((resamples, n))
+    np.add.at(counts, (np.arange(resamples)[:, None], rows), 1.0)
+    return _weighted_grid_f1(counts, _grid_outcomes(y, p))
+
+
 def best_f1_threshold(
     y: np.ndarray,
     p: np.ndarray,
@@ -106,14 +118,9 @@ def best_f1_threshold(
     (a harm category's dozen dev rows), where F1 is flat over a wide range and the lowest
     point of that range flags whatever scores a little above nothing.
     """
-    n = len(y)
-    outcomes = _grid_outcomes(y, p)
-    plain = _weighted_grid_f1(np.ones((1, n)), outcomes)[0]
+    plain = grid_f1(y, p)
     if resamples > 0:
-        rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
-        counts = np.zeros((resamples, n))
-        np.add.at(counts, (np.arange(resamples)[:, None], rows), 1.0)
-        per_resample = _weighted_grid_f1(counts, outcomes)
+        per_resample = resampled_grid_f1(y, p, resamples, seed)
         criterion = per_resample.mean(axis=0)
     else:
         criterion = plain
@@ -376,6 +383,106 @@ def choose_jailbreak_threshold(
     }
     if before is not None:
         fig["before"] = figures(scores(before[0]), before[1])
+    return point, fig
+
+
+def best_mean_f1_threshold(
+    parts: Sequence[tuple[np.ndarray, np.ndarray]],
+    *,
+    resamples: int = DEV_RESAMPLES,
+    lowest: float | None = None,
+) -> tuple[float, np.ndarray]:
+    """The grid point with the best mean, over ``parts`` (each ``(y, p)``, weighing the
+    same whatever its size), of the part's mean F1 over ``resamples`` bootstrap resamples
+    of its rows (seed 0); ties go to the lowest point, and ``lowest`` leaves out the
+    points below it. Returns the point and that criterion at every grid point."""
+    criterion = np.mean([resampled_grid_f1(y, p, resamples).mean(axis=0) for y, p in parts], 0)
+    if lowest is not None:
+        criterion = np.where(THRESHOLD_GRID >= lowest - 1e-9, criterion, -np.inf)
+    best = int(np.argmax(criterion > criterion.max() - 1e-12))
+    return float(THRESHOLD_GRID[best]), criterion
+
+
+def choose_toxicity_threshold(
+    mod: Any,
+    data_dir: str | Path | None,
+    *,
+    harmless_pass: float | None = None,
+) -> tuple[float, dict[str, Any]]:
+    """A shipped model's toxicity point on two dev parts that weigh the same: ToxicChat dev
+    (280 chat prompts, 38 toxic) and the harm sets' dev requests (``harm_requests`` dev,
+    its harmful requests 1 and those it labels harmless 0, and ``harm_benign`` dev, JailbreakBench's harmless twins and
+    TruthfulQA, 0): the grid point with the best mean of the two parts' bootstrap-mean F1
+    (:func:`best_mean_f1_threshold`). Each text counts as flagged as
+    :class:`~tactful.moderators.builtin.BuiltinModerator` flags it: its toxicity score at
+    the point, or another head at its own point
+    (:func:`~tactful.moderators.builtin.flagged_beside_toxicity`, which the toxicity
+    point does not move). ``harmless_pass``: only points at or above
+    :func:`harmless_floor` of :func:`harmless_dev_texts`.
+
+    Returns the point and its dev figures: each part's F1, the harmful requests' and the
+    harmless requests' share flagged, at the point and at the card's point (``before``),
+    and the criterion at every grid point (``curve``)."""
+    from ..datasets import load_dataset
+    from ..metrics import precision_recall_f1
+    from ..moderators.builtin import flagged_beside_toxicity
+
+    chat = load_dataset("toxicchat", "dev", data_dir=data_dir)
+    # a request whose harm is outside the 13 and not toxic language has no label
+    harmful = [
+        r for r in load_dataset("harm_requests", "dev", data_dir=data_dir) if r.label is not None
+    ]
+    harmless = load_dataset("harm_benign", "dev", data_dir=data_dir)
+    heads = list(mod.heads)
+    th = {h: float(v) for h, v in mod.card.get("thresholds", {}).items()}
+    categories = heads[len(SEQ_HEADS) :]
+    tox = heads.index("toxicity")
+
+    def scores(records: Sequence[Any]) -> np.ndarray:
+        """Toxicity scores, 1.0 where another head flags the text."""
+        seq = np.clip(mod.predict_arrays([r.text for r in records])[0], 0.0, 1.0)
+        beside = [
+            flagged_beside_toxicity(dict(zip(heads, map(float, row), strict=True)), th, categories)
+            for row in seq
+        ]
+        return np.where(beside, 1.0, seq[:, tox])
+
+    y_chat = np.array([r.label for r in chat], dtype=int)
+    y_harm = np.array([r.label for r in harmful] + [0] * len(harmless), dtype=int)
+    p_chat, p_harm = scores(chat), scores([*harmful, *harmless])
+    floor = None
+    if harmless_pass is not None:
+        harmless_scores = {
+            name: mod.predict_arrays(texts)[0][:, tox]
+            for name, texts in harmless_dev_texts(data_dir).items()
+        }
+        floor = harmless_floor(harmless_scores, harmless_pass)
+    point, criterion = best_mean_f1_threshold([(y_chat, p_chat), (y_harm, p_harm)], lowest=floor)
+    n = len(harmful)
+
+    def figures(t: float) -> dict[str, Any]:
+        flag = p_harm >= t
+        return {
+            "threshold": t,
+            "toxicchat_dev_f1": round(precision_recall_f1(y_chat, p_chat >= t)["f1"], 4),
+            "harm_dev_f1": round(precision_recall_f1(y_harm, flag)["f1"], 4),
+            "harm_requests_dev_flagged": round(float(flag[:n][y_harm[:n] == 1].mean()), 4),
+            "harm_benign_dev_flagged": round(float(flag[n:].mean()), 4),
+        }
+
+    fig: dict[str, Any] = {
+        "toxicchat_dev_rows": len(chat),
+        "harm_dev_rows": len(y_harm),
+        "harm_dev_harmful": int(y_harm.sum()),
+        **figures(point),
+        "before": figures(float(th.get("toxicity", 0.5))),
+        "curve": {
+            "threshold": THRESHOLD_GRID.tolist(),
+            "mean_f1": [round(float(v), 4) if np.isfinite(v) else None for v in criterion],
+        },
+    }
+    if floor is not None:
+        fig["harmless_floor"] = floor
     return point, fig
 
 
