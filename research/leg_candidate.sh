@@ -16,12 +16,4 @@ tactful train ship "runs/$name" --version "$version" --name builtin --to "$out.S
 tactful train delicate-point "$out.S" --out "$out.D" --version "$version"
 tactful train category-heads "$out.D" --out "$out.G" --version "$version" --graft \
     --head intellectual-property --head misinformation --harmless-pass 0.995
-G=$out.G
-python research/rule_cases.py "$G"
-tactful train compare-runs "$G" --dev-only --points card
-python research/category_dev.py "$G"
-python research/category_dev.py --templates-of 10 "$G"
-python research/harm_recall.py builtin -O "model_dir=$G" --split dev
-tactful eval harm_benign --split dev -m builtin -O "model_dir=$G" --json
-tactful eval toxicchat --split dev -m builtin -O "model_dir=$G" --json
-python research/rights_statements.py "builtin=$G"
+bash research/rule_dev.sh "$out.G"
