@@ -52,7 +52,7 @@ def test_a_category_students_examples_rebuild_from_its_record(data_dir, built):
     examples, seed, summary = built
     # each category template row three times, and the record says so
     assert summary["categories"]["category_repeat"] == 3
-    assert Counter(e.source for e in examples)["category_templates"] == 3 * 3431
+    assert Counter(e.source for e in examples)["category_templates"] == 3 * 3827
     assert seed == 10 and summary["bank_only"] == 50 and summary["max_bank_only"] == 50
     assert len(examples) == summary["examples"] == summary["mixture"] + 50
     assert all(len(e.seq) == len(CATEGORY_HEADS) for e in examples)
