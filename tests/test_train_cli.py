@@ -293,6 +293,20 @@ def test_soup_refuses_runs_of_different_encoders(tmp_path):
     )
 
 
+def test_soup_refuses_to_write_over_one_of_its_runs(tmp_path):
+    run = tmp_path / "a"
+    run.mkdir()
+    record = json.dumps({"config": {"encoder": "minilm"}})
+    (run / "train.json").write_text(record)
+    (run / "model.pt").write_bytes(b"weights")
+    result = _invoke("train", "soup", str(run), "--out", str(run))
+    _one_line_error(
+        result, ConfigError, f"--out {run} is one of the soup's runs: choose another folder."
+    )
+    assert (run / "train.json").read_text() == record
+    assert (run / "model.pt").read_bytes() == b"weights"
+
+
 # ---------------------------------------------------------------- the encoders
 
 

@@ -329,6 +329,9 @@ def soup(runs: Iterable[str | Path], out: str | Path, *, export: bool = True) ->
     run_dirs = [Path(r) for r in runs]
     if not run_dirs:
         raise ConfigError("A soup needs at least one run.")
+    if any(r.resolve() == Path(out).resolve() for r in run_dirs):
+        # it would write over the run's model.pt and train.json, its only record
+        raise ConfigError(f"--out {out} is one of the soup's runs: choose another folder.")
     encoders = {r: run_encoder(r) for r in run_dirs}
     if len(set(encoders.values())) > 1:
         raise ConfigError(
